@@ -1,0 +1,28 @@
+# The two commands of the README: `make train` (the main job) and `make test` (the suite).
+# Each creates .venv on first use and installs what it needs; torch first, from the local
+# CPU build (any other torch spec would download several GB).
+VENV  := .venv
+PY    := $(VENV)/bin/python
+STAMP := $(VENV)/.mazzo-installed
+CONFIG ?= configs/briscola5/ppo.yaml
+
+.PHONY: test train bench lint
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[train,dev]"
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+test: $(STAMP) lint
+	$(PY) -m pytest
+
+train: $(STAMP)
+	$(PY) -m train.ppo --config $(CONFIG)
+
+bench: $(STAMP)
+	$(PY) benchmarks/env_speed.py

@@ -1,0 +1,175 @@
+"""The contract between a rules engine and the shared AEC environment.
+
+Each game implements ``CardGame`` (pure rules over a plain mutable state, no NumPy on the hot
+path) and an ``Observer`` (the incremental observation encoder). ``CardGameEnv`` in
+``envs.core.aec`` turns the pair into a PettingZoo AEC environment.
+
+Engine calls, in the order the environment makes them:
+
+| call                                 | returns                | notes                                                 |
+|--------------------------------------|------------------------|-------------------------------------------------------|
+| ``parse_options(options)``           | setup dict             | validates an explicit deal; raises ``DealError``       |
+| ``new_state(rng, setup)``            | state                  | the only place cards are shuffled (later hands use the rng kept in the state) |
+| ``initial_rewards(state)``           | ``None`` or list       | points scored before the first action (e.g. a Bianco)  |
+| ``current_player(state)``            | seat                   | the seat to act (the engine decides: trick winners lead) |
+| ``legal_mask(state)``                | int bitmask            | bit ``a`` set iff action ``a`` is legal                |
+| ``apply(state, action)``             | ``None`` or list       | per-seat rewards when something was scored             |
+| ``is_over(state)`` / ``is_truncated``| bool                   | episode end                                            |
+| ``result(state)``                    | dict                   | the episode record placed in every agent's info        |
+| ``render(state, seat)``              | str                    | what ``seat`` may see                                  |
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from envs.core.cards import Deck
+from envs.core.errors import DealError
+from envs.core.flags import Flag, resolve_flags
+from envs.core.layout import ObsLayout
+
+__all__ = ["CardGame", "Observer", "check_options", "parse_seat", "parse_hands"]
+
+
+class CardGame:
+    """Base class of the rules engines; subclasses set the class attributes and the methods."""
+
+    name: str = "card_game"
+    deck: Deck
+    num_actions: int
+    FLAGS: tuple[Flag, ...] = ()
+    #: keys that ``reset(options=...)`` understands; any other key is ignored with a warning.
+    OPTION_KEYS: tuple[str, ...] = ()
+
+    def __init__(self, **flags: Any):
+        self.flags = resolve_flags(self.FLAGS, flags, self.name)
+        self.num_players = self._num_players()
+
+    def _num_players(self) -> int:
+        raise NotImplementedError
+
+    # -- setup --------------------------------------------------------------------------
+    def parse_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def new_state(self, rng: np.random.Generator, setup: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def initial_rewards(self, state: Any) -> list | None:
+        return None
+
+    # -- play ---------------------------------------------------------------------------
+    def current_player(self, state: Any) -> int:
+        raise NotImplementedError
+
+    def legal_mask(self, state: Any) -> int:
+        raise NotImplementedError
+
+    def apply(self, state: Any, action: int) -> list | None:
+        raise NotImplementedError
+
+    def is_over(self, state: Any) -> bool:
+        raise NotImplementedError
+
+    def is_truncated(self, state: Any) -> bool:
+        return False
+
+    # -- reporting ----------------------------------------------------------------------
+    def result(self, state: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def action_name(self, action: int) -> str:
+        return str(action)
+
+    def render(self, state: Any, seat: int) -> str:
+        raise NotImplementedError
+
+    def legal_actions(self, state: Any) -> list[int]:
+        """Legal action ids as a sorted list (convenience; the env uses the bitmask)."""
+        mask, out = self.legal_mask(state), []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
+
+
+class Observer:
+    """Incremental observation encoder over an ``ObsLayout``.
+
+    ``reset`` rebuilds the absolute buffer from the state (used at reset and whenever a new
+    hand starts); ``update`` applies the change made by one action. ``observe`` is a single
+    gather. Tests check that ``update`` always agrees with a full ``reset``.
+    """
+
+    layout: ObsLayout
+    obs_low: float = 0.0
+    obs_high: float = 1.0
+
+    def __init__(self, game: CardGame):
+        self.game = game
+        self.buf = self.layout.new_buffer()
+
+    def reset(self, state: Any) -> None:
+        raise NotImplementedError
+
+    def update(self, state: Any, actor: int, action: int) -> None:
+        # Correct by construction; games override with a cheaper incremental version.
+        self.reset(state)
+
+    def observe(self, seat: int) -> np.ndarray:
+        return self.buf[self.layout.gather[seat]]
+
+
+# -- explicit-deal helpers shared by the games ----------------------------------------------
+
+
+def check_options(options: Mapping[str, Any] | None, known: tuple[str, ...], game: str) -> dict[str, Any]:
+    """The options a game understands; unknown keys are ignored with a warning."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise DealError(f"{game}: options must be a dict with keys from {', '.join(known)}; got {options!r}")
+    unknown = [k for k in options if k not in known]
+    if unknown:
+        warnings.warn(
+            f"{game}: ignoring unknown reset option(s) {', '.join(map(repr, unknown))}; known: {', '.join(known)}",
+            stacklevel=3,
+        )
+    return {k: options[k] for k in known if k in options and options[k] is not None}
+
+
+def parse_seat(value: Any, num_players: int, key: str, game: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= int(value) < num_players:
+        raise DealError(f"{game}: option '{key}' must be a seat number 0..{num_players - 1}; got {value!r}")
+    return int(value)
+
+
+def parse_hands(
+    deck: Deck, hands: Any, counts: list[int], game: str, taken: int = 0, key: str = "hands"
+) -> list[list[int]]:
+    """Validate explicit hands: one list per seat with ``counts[seat]`` distinct cards.
+
+    ``taken`` is a card set already used elsewhere (e.g. a given talon); overlap raises.
+    """
+    if isinstance(hands, (str, bytes)) or not hasattr(hands, "__len__") or len(hands) != len(counts):
+        raise DealError(f"{game}: option '{key}' must be a list of {len(counts)} hands (one per seat); got {hands!r}")
+    seen: dict[int, str] = {c: "another option" for c in range(deck.size) if taken >> c & 1}
+    parsed = []
+    for seat, (hand, count) in enumerate(zip(hands, counts)):
+        try:
+            cards = deck.parse_many(hand)
+        except ValueError as err:
+            raise DealError(f"{game}: option '{key}', seat {seat}: {err}") from None
+        if len(cards) != count:
+            raise DealError(f"{game}: option '{key}', seat {seat} must hold exactly {count} cards; got {len(cards)}")
+        for c in cards:
+            if c in seen:
+                raise DealError(f"{game}: option '{key}': card {deck.codes[c]} given twice (seat {seat} and {seen[c]})")
+            seen[c] = f"seat {seat}"
+        parsed.append(cards)
+    return parsed

@@ -1,0 +1,131 @@
+"""Seat-relative observation layouts built from one absolute buffer.
+
+An observation module declares its fields once. The environment keeps a single float32
+*absolute* buffer per episode (seats numbered as in the engine, one row per seat for private
+fields) and updates it incrementally; ``observe(seat)`` is then one NumPy gather with a
+precomputed index array, which:
+
+* rotates every seat axis so that the observer is always relative seat 0 (seat ``r`` of the
+  observation is absolute seat ``(observer + r) % n``);
+* copies only the observer's own row of each private field, so another seat's private data
+  can never reach an observation (the no-leak property is structural);
+* returns a fresh array, so callers may keep observations without aliasing.
+
+Field kinds:
+
+| kind      | absolute storage        | in the observation                          |
+|-----------|-------------------------|---------------------------------------------|
+| public    | ``shape``               | as stored                                   |
+| seat      | ``shape``, one seat axis | the seat axis rotated to the observer       |
+| private   | ``(n, *shape)``          | the observer's own row                      |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["ObsLayout", "Field"]
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    kind: str  # "public" | "seat" | "private"
+    shape: tuple[int, ...]
+    doc: str
+    seat_axis: int
+    abs_offset: int
+    obs_offset: int
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+
+class ObsLayout:
+    """Declare fields with ``public``/``seat``/``private``, then call ``build()``."""
+
+    def __init__(self, num_players: int):
+        self.num_players = num_players
+        self.fields: dict[str, Field] = {}
+        self.abs_size = 0
+        self.obs_size = 0
+        self.gather: list[np.ndarray] = []
+
+    def _add(self, name: str, kind: str, shape: tuple[int, ...], doc: str, seat_axis: int = -1) -> None:
+        if name in self.fields:
+            raise ValueError(f"duplicate observation field {name!r}")
+        field = Field(name, kind, tuple(shape), doc, seat_axis, self.abs_size, self.obs_size)
+        self.fields[name] = field
+        self.obs_size += field.size
+        self.abs_size += field.size * (self.num_players if kind == "private" else 1)
+
+    def public(self, name: str, shape: tuple[int, ...], doc: str) -> None:
+        self._add(name, "public", shape, doc)
+
+    def seat(self, name: str, shape: tuple[int, ...], doc: str, seat_axis: int = 0) -> None:
+        if shape[seat_axis] != self.num_players:
+            raise ValueError(f"field {name!r}: axis {seat_axis} must have {self.num_players} seats")
+        self._add(name, "seat", shape, doc, seat_axis)
+
+    def private(self, name: str, shape: tuple[int, ...], doc: str) -> None:
+        self._add(name, "private", shape, doc)
+
+    def build(self) -> ObsLayout:
+        n = self.num_players
+        self.gather = []
+        for observer in range(n):
+            parts = []
+            for f in self.fields.values():
+                base = np.arange(f.size, dtype=np.intp).reshape(f.shape)
+                if f.kind == "seat":
+                    order = (np.arange(n) + observer) % n
+                    base = np.take(base, order, axis=f.seat_axis)
+                elif f.kind == "private":
+                    base = base + observer * f.size
+                parts.append(f.abs_offset + base.ravel())
+            self.gather.append(np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp))
+        return self
+
+    # -- absolute side (the environment writes here) -------------------------------------
+    def new_buffer(self) -> np.ndarray:
+        return np.zeros(self.abs_size, dtype=np.float32)
+
+    def abs_view(self, buf: np.ndarray, name: str) -> np.ndarray:
+        """Writable view of a field in the absolute buffer (private fields get a leading seat axis)."""
+        f = self.fields[name]
+        shape = (self.num_players, *f.shape) if f.kind == "private" else f.shape
+        count = f.size * (self.num_players if f.kind == "private" else 1)
+        return buf[f.abs_offset : f.abs_offset + count].reshape(shape)
+
+    def abs_index(self, name: str, *index: int) -> int:
+        """Flat absolute index of one element (private fields take the seat first)."""
+        f = self.fields[name]
+        shape = (self.num_players, *f.shape) if f.kind == "private" else f.shape
+        return f.abs_offset + int(np.ravel_multi_index(index, shape))
+
+    def observe(self, buf: np.ndarray, observer: int) -> np.ndarray:
+        """The seat-relative observation of ``observer`` (a new array)."""
+        return buf[self.gather[observer]]
+
+    # -- observation side (agents and tests read here) -----------------------------------
+    def obs_slice(self, name: str) -> slice:
+        f = self.fields[name]
+        return slice(f.obs_offset, f.obs_offset + f.size)
+
+    def unpack(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Split an observation vector into its named fields, reshaped (seat axes relative)."""
+        if obs.shape != (self.obs_size,):
+            raise ValueError(f"expected an observation of shape ({self.obs_size},), got {obs.shape}")
+        return {name: obs[self.obs_slice(name)].reshape(f.shape) for name, f in self.fields.items()}
+
+    def table(self) -> str:
+        """Markdown index table of every slice of the observation."""
+        rows = ["| slice | field | shape | kind | meaning |", "|---|---|---|---|---|"]
+        for f in self.fields.values():
+            rows.append(
+                f"| {f.obs_offset}:{f.obs_offset + f.size} | `{f.name}` | {f.shape} | {f.kind} | {f.doc} |"
+            )
+        return "\n".join(rows)
