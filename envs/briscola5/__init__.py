@@ -1,0 +1,1 @@
+"""Briscola in cinque: rules engine (game.py), observation encoder (observation.py), AEC env (env.py)."""

@@ -1,0 +1,271 @@
+"""Briscola in cinque: the observation encoder and its inverse ``decode``.
+
+Seat-relative: relative seat 0 is the observer, relative seat ``r`` is absolute seat
+``(observer + r) % 5`` (the direction of play). Shape ``(1169,)``, float32, values in
+``[-1, 1]``. Only public facts and the observer's own private facts are encoded: its hand
+and, from the call on, whether it holds the called card (the partner's private knowledge;
+for the caller this says "solo").
+
+| slice | field | shape | kind | meaning |
+|---|---|---|---|---|
+| 0:40 | `hand` | (40,) | private | own cards (card id) |
+| 40:41 | `holds_called` | (1,) | private | 1 from the call on if this seat was dealt the called card (partner, or a solo caller) |
+| 41:45 | `phase` | (4,) | public | one-hot: forfeit check, auction, call, trick play |
+| 45:50 | `dealer` | (5,) | seat | one-hot dealer |
+| 50:55 | `forfeit_declined` | (5,) | seat | seats that declined to forfeit (0-point hands) |
+| 55:355 | `bids` | (5, 60) | seat | seat r bid 61+j at some point of the auction |
+| 355:360 | `passed` | (5,) | seat | seat r has passed (final) |
+| 360:361 | `high_bid` | (1,) | public | (highest bid - 60) / 60, 0 before the first bid |
+| 361:366 | `high_bidder` | (5,) | seat | one-hot holder of the highest bid |
+| 366:371 | `caller` | (5,) | seat | one-hot caller (auction winner) |
+| 371:372 | `contract` | (1,) | public | (contract - 60) / 60 |
+| 372:412 | `called_card` | (40,) | public | one-hot called card |
+| 412:416 | `trump` | (4,) | public | one-hot trump suit (suit of the called card) |
+| 416:616 | `played_by` | (40, 5) | seat | card c was played by seat r |
+| 616:936 | `played_in_trick` | (40, 8) | public | card c was played in trick t |
+| 936:1136 | `current_trick` | (5, 40) | seat | card on the table from seat r in the trick in progress |
+| 1136:1141 | `trick_leader` | (5,) | seat | one-hot leader of the trick in progress |
+| 1141:1146 | `points_taken` | (5,) | seat | card points won by seat r this hand / 120 |
+| 1146:1151 | `tricks_taken` | (5,) | seat | tricks won by seat r this hand / 8 |
+| 1151:1152 | `partner_revealed` | (1,) | public | the called card has been played |
+| 1152:1157 | `partner` | (5,) | seat | one-hot partner once revealed (the caller's own seat for a solo) |
+| 1157:1162 | `match_scores` | (5,) | seat | classifica of seat r / (24 * num_hands) |
+| 1162:1163 | `hands_left` | (1,) | public | hands still to play after this one / num_hands |
+| 1163:1169 | `reserved` | (6,) | public | always 0 (keeps the shape stable for v0 extensions) |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.briscola5.game import (
+    AUCTION,
+    BID,
+    BID_MIN,
+    CALL,
+    CALL_CARD,
+    DECK,
+    FORFEIT_CHECK,
+    NUM_PLAYERS,
+    NUM_TRICKS,
+    PASS,
+    TOTAL_POINTS,
+    TRICK_PLAY,
+    Briscola5Game,
+    State,
+    iter_bits,
+)
+from envs.core.game import Observer
+from envs.core.layout import ObsLayout
+
+N = NUM_PLAYERS
+LAYOUT = ObsLayout(N)
+LAYOUT.private("hand", (40,), "own cards (card id)")
+LAYOUT.private("holds_called", (1,), "1 from the call on if this seat was dealt the called card")
+LAYOUT.public("phase", (4,), "one-hot: forfeit check, auction, call, trick play")
+LAYOUT.seat("dealer", (N,), "one-hot dealer")
+LAYOUT.seat("forfeit_declined", (N,), "seats that declined to forfeit")
+LAYOUT.seat("bids", (N, 60), "seat r bid 61+j")
+LAYOUT.seat("passed", (N,), "seat r has passed")
+LAYOUT.public("high_bid", (1,), "(highest bid - 60) / 60")
+LAYOUT.seat("high_bidder", (N,), "one-hot holder of the highest bid")
+LAYOUT.seat("caller", (N,), "one-hot caller")
+LAYOUT.public("contract", (1,), "(contract - 60) / 60")
+LAYOUT.public("called_card", (40,), "one-hot called card")
+LAYOUT.public("trump", (4,), "one-hot trump suit")
+LAYOUT.seat("played_by", (40, N), "card c was played by seat r", seat_axis=1)
+LAYOUT.public("played_in_trick", (40, NUM_TRICKS), "card c was played in trick t")
+LAYOUT.seat("current_trick", (N, 40), "card on the table from seat r")
+LAYOUT.seat("trick_leader", (N,), "one-hot leader of the trick in progress")
+LAYOUT.seat("points_taken", (N,), "card points won by seat r / 120")
+LAYOUT.seat("tricks_taken", (N,), "tricks won by seat r / 8")
+LAYOUT.public("partner_revealed", (1,), "the called card has been played")
+LAYOUT.seat("partner", (N,), "one-hot partner once revealed")
+LAYOUT.seat("match_scores", (N,), "classifica / (24 * num_hands)")
+LAYOUT.public("hands_left", (1,), "hands still to play after this one / num_hands")
+LAYOUT.public("reserved", (6,), "always 0")
+LAYOUT.build()
+
+OBS_SIZE = LAYOUT.obs_size
+_F = LAYOUT.fields
+_PHASE_SLOT = {FORFEIT_CHECK: 0, AUCTION: 1, CALL_CARD: 2, TRICK_PLAY: 3}
+
+
+def _off(name: str) -> int:
+    return _F[name].abs_offset
+
+
+# Flat absolute offsets, resolved once (the hot path does integer arithmetic only).
+O_HAND, O_HOLDS, O_PHASE, O_DEALER = _off("hand"), _off("holds_called"), _off("phase"), _off("dealer")
+O_DECLINED, O_BIDS, O_PASSED, O_HIGH = _off("forfeit_declined"), _off("bids"), _off("passed"), _off("high_bid")
+O_HIGH_BIDDER, O_CALLER, O_CONTRACT = _off("high_bidder"), _off("caller"), _off("contract")
+O_CALLED, O_TRUMP, O_PLAYED_BY, O_PLAYED_IN = _off("called_card"), _off("trump"), _off("played_by"), _off("played_in_trick")
+O_TRICK, O_LEADER, O_POINTS, O_TRICKS = _off("current_trick"), _off("trick_leader"), _off("points_taken"), _off("tricks_taken")
+O_REVEALED, O_PARTNER, O_SCORES, O_LEFT = _off("partner_revealed"), _off("partner"), _off("match_scores"), _off("hands_left")
+
+
+class Briscola5Observer(Observer):
+    """Keeps the absolute buffer in step with the engine state."""
+
+    layout = LAYOUT
+    obs_low = -1.0
+    obs_high = 1.0
+
+    def __init__(self, game: Briscola5Game):
+        super().__init__(game)
+        self._score_scale = 1.0 / (24 * game.flags["num_hands"])
+        self._num_hands = game.flags["num_hands"]
+        self._hand_no = -1
+
+    def reset(self, s: State) -> None:
+        """Full rebuild from the state (reset, and every new hand)."""
+        b = self.buf
+        b[:] = 0.0
+        self._hand_no = s.hand_no
+        for p in range(N):
+            for c in iter_bits(s.hands[p]):
+                b[O_HAND + 40 * p + c] = 1.0
+            b[O_SCORES + p] = s.scores[p] * self._score_scale
+            if s.forfeit_declined >> p & 1:
+                b[O_DECLINED + p] = 1.0
+        b[O_LEFT] = max(self._num_hands - s.hands_played - 1, 0) / self._num_hands
+        if s.over:
+            return
+        b[O_DEALER + s.dealer] = 1.0
+        b[O_PHASE + _PHASE_SLOT[s.phase]] = 1.0
+        for p, v in s.bids:
+            if v:
+                b[O_BIDS + 60 * p + v - BID_MIN] = 1.0
+            else:
+                b[O_PASSED + p] = 1.0
+        if s.high_bidder >= 0:
+            b[O_HIGH] = (s.high - 60) / 60
+            b[O_HIGH_BIDDER + s.high_bidder] = 1.0
+        if s.caller >= 0:
+            self._set_contract(s)
+        if s.called >= 0:
+            self._set_call(s)
+        for c in range(40):
+            p = s.played_by[c]
+            if p >= 0:
+                b[O_PLAYED_BY + N * c + p] = 1.0
+                b[O_PLAYED_IN + NUM_TRICKS * c + s.played_trick[c]] = 1.0
+        for i, c in enumerate(s.trick):
+            b[O_TRICK + 40 * ((s.leader + i) % N) + c] = 1.0
+        for p in range(N):
+            b[O_POINTS + p] = s.points[p] / TOTAL_POINTS
+            b[O_TRICKS + p] = s.tricks_won[p] / NUM_TRICKS
+        if s.revealed:
+            b[O_REVEALED] = 1.0
+            b[O_PARTNER + s.partner] = 1.0
+
+    def _set_phase(self, phase: int) -> None:
+        b = self.buf
+        b[O_PHASE : O_PHASE + 4] = 0.0
+        b[O_PHASE + _PHASE_SLOT[phase]] = 1.0
+
+    def _set_contract(self, s: State) -> None:
+        self.buf[O_CALLER + s.caller] = 1.0
+        self.buf[O_CONTRACT] = (s.contract - 60) / 60
+
+    def _set_call(self, s: State) -> None:
+        b = self.buf
+        b[O_CALLED + s.called] = 1.0
+        b[O_TRUMP + s.trump] = 1.0
+        b[O_HOLDS + s.partner] = 1.0  # the partner's private row only
+        b[O_LEADER + s.leader] = 1.0
+
+    def update(self, s: State, actor: int, action: int) -> None:
+        if s.hand_no != self._hand_no or s.over:
+            self.reset(s)  # a new hand was dealt, or the episode ended
+            return
+        b = self.buf
+        if action < CALL:  # PLAY
+            b[O_HAND + 40 * actor + action] = 0.0
+            b[O_PLAYED_BY + N * action + actor] = 1.0
+            b[O_PLAYED_IN + NUM_TRICKS * action + s.played_trick[action]] = 1.0
+            if s.trick:
+                b[O_TRICK + 40 * actor + action] = 1.0
+            else:  # the trick is complete: clear the table, credit the winner (the new leader)
+                w = s.leader
+                b[O_TRICK : O_TRICK + 40 * N] = 0.0
+                b[O_LEADER : O_LEADER + N] = 0.0
+                b[O_LEADER + w] = 1.0
+                b[O_POINTS + w] = s.points[w] / TOTAL_POINTS
+                b[O_TRICKS + w] = s.tricks_won[w] / NUM_TRICKS
+            if s.revealed and not b[O_REVEALED]:
+                b[O_REVEALED] = 1.0
+                b[O_PARTNER + s.partner] = 1.0
+            return
+        if action < PASS:  # CALL
+            self._set_call(s)
+        elif action == PASS:
+            b[O_PASSED + actor] = 1.0
+        elif action < 141:  # BID
+            b[O_BIDS + 60 * actor + action - BID] = 1.0
+            b[O_HIGH] = (s.high - 60) / 60
+            b[O_HIGH_BIDDER : O_HIGH_BIDDER + N] = 0.0
+            b[O_HIGH_BIDDER + actor] = 1.0
+        else:  # NO_FORFEIT (FORFEIT always ends the hand, handled by the reset above)
+            b[O_DECLINED + actor] = 1.0
+        if s.phase == CALL_CARD and not b[O_CONTRACT]:
+            self._set_contract(s)
+        self._set_phase(s.phase)
+
+
+def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
+    """Readable view of one observation (relative seats: 0 is the observer).
+
+    Heuristic agents act from this view only, so they cannot see more than the vector holds.
+    """
+    if isinstance(obs, dict):
+        obs = obs["observation"]
+    f = LAYOUT.unpack(np.asarray(obs))
+
+    def seat_of(one_hot: np.ndarray) -> int | None:
+        hits = np.flatnonzero(one_hot)
+        return int(hits[0]) if hits.size else None
+
+    phase_hits = np.flatnonzero(f["phase"])
+    played_by = f["played_by"]
+    in_trick = f["played_in_trick"]
+    played = [
+        (int(np.flatnonzero(in_trick[c])[0]), int(np.flatnonzero(played_by[c])[0]), c)
+        for c in range(40)
+        if played_by[c].any()
+    ]
+    bids = {r: [BID_MIN + int(j) for j in np.flatnonzero(f["bids"][r])] for r in range(N)}
+    high_bidder = seat_of(f["high_bidder"])
+    caller = seat_of(f["caller"])
+    called = seat_of(f["called_card"])
+    trick_cards = {r: int(np.flatnonzero(f["current_trick"][r])[0]) for r in range(N) if f["current_trick"][r].any()}
+    leader = seat_of(f["trick_leader"])
+    trick = [trick_cards[(leader + i) % N] for i in range(len(trick_cards))] if leader is not None else []
+    return {
+        "hand": [int(c) for c in np.flatnonzero(f["hand"])],
+        "holds_called": bool(f["holds_called"][0]),
+        "phase": ("forfeit_check", "auction", "call", "trick_play")[int(phase_hits[0])] if phase_hits.size else "over",
+        "dealer": seat_of(f["dealer"]),
+        "forfeit_declined": [int(r) for r in np.flatnonzero(f["forfeit_declined"])],
+        "bids": bids,
+        "passed": [int(r) for r in np.flatnonzero(f["passed"])],
+        "high_bid": int(round(f["high_bid"][0] * 60 + 60)) if high_bidder is not None else None,
+        "high_bidder": high_bidder,
+        "caller": caller,
+        "contract": int(round(f["contract"][0] * 60 + 60)) if caller is not None else None,
+        "called_card": called,
+        "trump": seat_of(f["trump"]),
+        "played": sorted(played),  # (trick, relative seat, card)
+        "trick": trick,  # cards on the table in play order
+        "trick_leader": leader,
+        "points_taken": [int(round(x * TOTAL_POINTS)) for x in f["points_taken"]],
+        "tricks_taken": [int(round(x * NUM_TRICKS)) for x in f["tricks_taken"]],
+        "partner_revealed": bool(f["partner_revealed"][0]),
+        "partner": seat_of(f["partner"]),
+        "match_scores": [float(x) for x in f["match_scores"]],
+        "hands_left": float(f["hands_left"][0]),
+        "trick_no": len({t for t, _, _ in played}) - (1 if trick else 0),
+    }
+
