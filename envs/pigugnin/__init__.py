@@ -1,0 +1,1 @@
+"""Pigugnìn (Busca Reggiana): rules engine, observation encoding and PettingZoo AEC env."""

@@ -1,0 +1,183 @@
+"""
+# Pigugnìn (Busca Reggiana)
+
+| Import             | `from envs import pigugnin_v0`                 |
+|--------------------|------------------------------------------------|
+| Actions            | Discrete(40), masked                           |
+| Parallel API       | No                                             |
+| Agents             | `agents = ['player_0', ..., 'player_{N-1}']`, N = 4 or 5 |
+| Observation shape  | (546,) with 4 players, (672,) with 5           |
+| Rules              | `shared/rules/pigugnin.md`                     |
+
+An individual trick-avoidance game of Emilia, of the Traversone family, with a 40-card Italian
+deck. Each player gets 10 cards (4 players) or 8 (5 players) and must follow the led suit; the
+capture order is 3, 2, A, K, Horse, Jack, 7, 6, 5, 4, with no trumps, and the trick winner leads
+the next trick. Players try to take at least one trick but as few card points as possible
+(Ace 3, 2/3/figures 1, last trick 3: 35 per hand), and above all not to capture the Pigugnìn,
+the Jack of Spade (`JS`, id 27). Penalties are *busche*: by the points table, a busca for the
+top scorer when nobody reaches 12, extra busche for equal scores, a special rule when somebody
+takes no trick, and one busca for the Pigugnìn taker in every hand, who also deals next. Busche
+accumulate over the hands until two players have reached 10 (they lose) or one reaches 20 alone
+(sole loser); the two non-losers with the fewest busche win, the others draw. A player who
+takes every trick of a hand (cappotto) is the sole winner.
+
+```python
+import numpy as np
+from envs import pigugnin_v0
+
+env = pigugnin_v0.env(num_players=4, outcome_reward={"win": 1, "draw": 0, "lose": -1})
+env.reset(seed=7)
+for agent in env.agent_iter():
+    obs, reward, termination, truncation, info = env.last()
+    action = None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0])
+    env.step(action)
+print(env.infos["player_0"]["result"]["outcome"])
+```
+
+## Flags
+
+Every rule variant of the spec's appendix is a keyword of `env()`, with the spec's name and
+default; `episode` and `outcome_reward` set the RL framing. An unknown flag or a value outside
+the allowed set raises `ConfigError` naming the key and the allowed values.
+
+| flag | default | allowed | meaning |
+|---|---|---|---|
+| `num_players` | `4` | 4, 5 | number of players: 10 cards each with 4, 8 with 5 (§1.2) |
+| `first_dealer` | `'random'` | 'random' or a seat number 0..num_players-1 | dealer of hand 1: uniform from the env RNG, or a fixed seat (D1) |
+| `first_hand_leader` | `'right_of_dealer'` | 'right_of_dealer', 'holder_7D' | who leads the first trick of hand 1: the dealer's right, or the holder of 7D (D1b) |
+| `pigugnin_first_trick_restriction` | `False` | False, True | JS may not be played to the first trick of a hand unless Spade was led and it is the only Spade (D11) |
+| `tie_penalty_scope` | `'any_score'` | 'any_score', 'paying_scores_only' | tie penalty for equal hand points at any score, or only for scores >= 12 (D5) |
+| `top_scorer_tie_policy` | `'all_pay'` | 'all_pay', 'none_pay' | when nobody reaches 12 and the top score is shared: all tied top scorers pay 1, or none (D4) |
+| `cappotto_others_outcome` | `'lose'` | 'lose', 'standard' | after a cappotto the others all lose, or are ranked by the usual rules with wins turned into draws (D6) |
+| `multi_loser_policy` | `'all_reached'` | 'all_reached', 'top_two' | when 3+ players have reached loss_threshold: all of them lose, or only the two highest totals (D8) |
+| `winner_boundary_tie` | `'draw'` | 'draw', 'win' | non-losers tied for the second winner slot draw, or all win (D9) |
+| `loss_threshold` | `10` | an int >= 1 | busche total at which a player has lost (once a second player reaches it) (§5.1) |
+| `sole_loss_threshold` | `20` | an int >= 1 (and >= loss_threshold) | busche total at which a player loses alone (§5.1); must be >= loss_threshold |
+| `episode` | `'game'` | 'game', 'hand' | an episode is a whole game (busche accumulate until it ends) or one hand |
+| `outcome_reward` | `{'win': 0, 'draw': 0, 'lose': 0}` | a dict with keys from 'win', 'draw', 'lose', 'annulled' and finite int/float values | reward added to each agent when the game ends, by its result; keys win, draw, lose (missing ones count 0) and optional annulled (default: the draw value) |
+
+## Observation
+
+`{"observation": float32[42 + 126*N], "action_mask": int8[40]}`. Seat axes are relative:
+relative seat `r` is absolute seat `(observer + r) % N`, so the observer is always row 0 and row
+1 plays right after it. Only the observer's own hand is private; everything else is public
+history (§5.4). Index table for N = 4 (with 5 players every seat axis has 5 rows, same order):
+
+| slice | field | shape | kind | meaning |
+|---|---|---|---|---|
+| 0:40 | `hand` | (40,) | private | 1 for each card id in the observer's own hand |
+| 40:200 | `played` | (4, 40) | seat | cards each relative seat has played this hand (tricks in progress included) |
+| 200:360 | `trick` | (4, 40) | seat | the trick in progress: the card each relative seat has put in it |
+| 360:364 | `trick_leader` | (4,) | seat | one-hot: who led (or is to lead) the trick in progress |
+| 364:524 | `captured` | (4, 40) | seat | cards in each relative seat's captured pile this hand |
+| 524:528 | `tricks_won` | (4,) | seat | tricks taken this hand / cards per hand (10 or 8) |
+| 528:532 | `points` | (4,) | seat | card points taken this hand / 35 (last-trick bonus added when the hand ends) |
+| 532:536 | `pig_holder` | (4,) | seat | one-hot: who captured the Pigugnìn (JS) this hand; zeros until then |
+| 536:540 | `busche` | (4,) | seat | busche totals of the game / 10 |
+| 540:544 | `dealer` | (4,) | seat | one-hot: the dealer of this hand |
+| 544:546 | `num_players` | (2,) | public | one-hot: [4 players, 5 players] |
+
+Values are in [0, 1] except `busche` (the space's upper bound is
+`(sole_loss_threshold - 1 + 17) / 10`). `envs.pigugnin.observation.decode(obs)` turns an
+observation back into card ids and integers (relative seats), for heuristic agents.
+
+## Actions
+
+| ids | meaning | legal when |
+|---|---|---|
+| 0..39 | play the card with that id (`10*suit + rank`; suits C D S B, ranks A 2 3 4 5 6 7 J H K) | in the actor's hand and following the led suit if possible (§2.3) |
+
+Only the seat to play has a non-zero mask. An illegal or out-of-range id raises
+`IllegalActionError` naming the legal ids, and leaves the state unchanged.
+
+## Rewards
+
+When a hand ends, every agent receives minus the busche it paid in that hand (PettingZoo
+accumulates them, so `last()` shows them at the agent's next turn or at the end). When the game
+ends, every agent additionally receives `outcome_reward[result]` (default all 0, so the episode
+return is minus the busche paid; e.g. `{"win": 1, "draw": 0, "lose": -1}` optimises the
+result; an annulled game pays `outcome_reward.get("annulled", draw)`).
+
+## Episodes and the result record
+
+* `episode="game"` (default): a whole game; the next hand is dealt by the Pigugnìn taker.
+* `episode="hand"`: one hand. The busche it starts from (0, or the `busche` option) do not
+  change how the hand is played or scored; after the hand the end-of-game check (§5.2) is run
+  on the new totals: if the game **would** have ended, the outcome is reported and
+  `outcome_reward` paid, otherwise the outcome is `None` and no outcome reward is paid.
+  Each reset starts a fresh hand (dealer from `first_dealer`/the option, not from the last
+  episode's Pigugnìn taker).
+
+At the end every agent's `info["result"]` holds: `hands` (one record per hand:
+`hand_no`, `dealer`, `first_leader`, `deal` (card ids per seat), `tricks` (`[leader, cards in
+play order, winner]` per trick), `points`, `tricks_won`, `busche_delta` (busche paid),
+`busche_total`, `pig_taker`, `cappotto`, `cappotto_maker`), `busche` (final totals),
+`game_over`, `outcome` (per seat `"win"`/`"draw"`/`"lose"`, or `"annulled"` for every seat;
+`None` in a hand episode that would not end the game), `reason` (`"losers"`, `"sole_loser"`,
+`"cappotto"`, `"annulled"`, `"all_draw"` or `None`), `annulled`, `winners`, `losers`,
+`num_players`, `episode`.
+
+## Explicit deals
+
+`reset(seed=None, options={"dealer": int, "hands": [[card codes or ids] per seat],
+"busche": [int per seat]})`, every key optional:
+
+* `dealer`: the dealer of the first hand (otherwise `first_dealer`); the first trick is led
+  by `(dealer + 1) % N`;
+* `hands`: the first deal, exactly 40/N distinct cards per seat (later hands are shuffled);
+* `busche`: the totals the game starts from, to study the end of a game: non-negative ints,
+  and not already a finished game (at most one total >= `loss_threshold`, below
+  `sole_loss_threshold`).
+
+A malformed value raises `DealError` naming the problem and what is allowed, and the env keeps
+its previous episode; unknown keys are ignored with a warning.
+
+## Rule decisions
+
+The spec's decisions D1-D13 are implemented as written (flags above). Points the spec leaves
+open, decided here:
+
+* `first_hand_leader="holder_7D"` applies to the first hand of every episode; the cards are
+  dealt as usual from the chosen dealer (flag, option or random), then the recorded dealer
+  becomes the seat before the 7D holder, who leads.
+* `cappotto_others_outcome="standard"`: rule 3 decides the losers among the other players;
+  rule 4 would only choose between "win" and "draw", and every "win" becomes "draw", so all
+  the other non-losers draw. One other player at >= 10 but < 20 is not a loser (rule 3 needs
+  a second one).
+* `multi_loser_policy="top_two"`: the players at or above the second-highest total among
+  those who reached the threshold lose; the other ones who reached it count as non-losers.
+* Starting `busche` that already decide the game are rejected (the game would have ended).
+* The observation's per-hand fields show the hand in progress; in game episodes they restart
+  at each deal.
+
+## Version History
+
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.core.aec import CardGameEnv
+from envs.core.wrappers import OrderEnforcingWrapper
+from envs.pigugnin.game import PigugninGame
+from envs.pigugnin.observation import PigugninObserver
+
+__all__ = ["raw_env", "env"]
+
+
+class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming)
+    """The Pigugnìn AEC environment without the order-enforcing wrapper."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "pigugnin_v0", "is_parallelizable": False}
+    game_class = PigugninGame
+    observer_class = PigugninObserver
+
+    def __init__(self, render_mode: str | None = None, **flags: Any):
+        super().__init__(render_mode=render_mode, **flags)
+
+
+def env(render_mode: str | None = None, **flags: Any) -> OrderEnforcingWrapper:
+    """``raw_env(**flags)`` in PettingZoo's order-enforcing wrapper (see the module docstring)."""
+    return OrderEnforcingWrapper(raw_env(render_mode=render_mode, **flags))
