@@ -46,7 +46,6 @@ from envs.briscola5.game import (
     BID_MIN,
     CALL,
     CALL_CARD,
-    DECK,
     FORFEIT_CHECK,
     NUM_PLAYERS,
     NUM_TRICKS,

@@ -154,10 +154,10 @@ class CardGameEnv(AECEnv):
         self.observer.update(state, actor, action)
         self._cumulative_rewards[agent] = 0
         if self._pending_rewards is not None:
-            rewards = self._pending_rewards if rewards is None else [a + b for a, b in zip(rewards, self._pending_rewards)]
+            rewards = self._pending_rewards if rewards is None else [a + b for a, b in zip(rewards, self._pending_rewards, strict=False)]
             self._pending_rewards = None
         if rewards is not None:
-            for a, r in zip(self.possible_agents, rewards):
+            for a, r in zip(self.possible_agents, rewards, strict=False):
                 self.rewards[a] = r
                 self._cumulative_rewards[a] += r
             self._rewards_dirty = True

@@ -160,7 +160,7 @@ def parse_hands(
         raise DealError(f"{game}: option '{key}' must be a list of {len(counts)} hands (one per seat); got {hands!r}")
     seen: dict[int, str] = {c: "another option" for c in range(deck.size) if taken >> c & 1}
     parsed = []
-    for seat, (hand, count) in enumerate(zip(hands, counts)):
+    for seat, (hand, count) in enumerate(zip(hands, counts, strict=False)):
         try:
             cards = deck.parse_many(hand)
         except ValueError as err:
