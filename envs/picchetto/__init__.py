@@ -1,0 +1,1 @@
+"""Picchetto (Italian Piquet): rules engine (game.py), observation encoder (observation.py), AEC env (env.py)."""
