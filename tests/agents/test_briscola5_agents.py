@@ -1,0 +1,101 @@
+"""Briscola in cinque players: protocol, legality, strength, and decode as the encoder's inverse."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from agents import Agent, make_agent
+from envs import briscola5_v0
+from envs.briscola5.game import NUM_TRICKS
+from envs.briscola5.observation import decode
+from envs.core.errors import ConfigError
+
+
+def play(env, agents, seed):
+    env.reset(seed=seed)
+    for agent in agents.values():
+        agent.reset()
+    returns = dict.fromkeys(env.possible_agents, 0)
+    for name in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        returns[name] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agents[name].act(obs)
+        assert obs["action_mask"][action] == 1, (name, action)
+        env.step(action)
+    return returns
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic"])
+def test_agents_satisfy_the_protocol_and_are_seeded(spec):
+    agent = make_agent(spec, "briscola5", seed=3)
+    assert isinstance(agent, Agent)
+    env = briscola5_v0.env(forfeit_enabled=False)
+    env.reset(seed=0)
+    obs = env.last()[0]
+    again = make_agent(spec, "briscola5", seed=3)
+    assert [agent.act(obs) for _ in range(5)] == [again.act(obs) for _ in range(5)]
+
+
+def test_heuristic_never_plays_an_illegal_action_in_mixed_games():
+    env = briscola5_v0.env()
+    rnd = random.Random(0)
+    for seed in range(800):
+        lineup = {a: make_agent(rnd.choice(["heuristic", "heuristic", "random"]), "briscola5", seed=seed) for a in env.possible_agents}
+        play(env, lineup, seed)
+
+
+def test_heuristic_beats_random_with_a_confidence_interval_above_zero():
+    env = briscola5_v0.raw_env()
+    per_deal = []
+    for deal in range(120):
+        scores = []
+        for seat in range(5):
+            lineup = {a: make_agent("heuristic" if i == seat else "random", "briscola5", seed=deal * 10 + i)
+                      for i, a in enumerate(env.possible_agents)}
+            scores.append(play(env, lineup, deal)[f"player_{seat}"])
+        per_deal.append(np.mean(scores))
+    mean, half = np.mean(per_deal), 1.96 * np.std(per_deal, ddof=1) / np.sqrt(len(per_deal))
+    assert mean - half > 0.2, (mean, half)
+
+
+def test_unknown_agent_and_game_raise_before_play():
+    with pytest.raises(ConfigError, match="unknown agent 'smart'; known agents: random, heuristic"):
+        make_agent("smart", "briscola5")
+    with pytest.raises(ConfigError, match="unknown game 'scopa'"):
+        make_agent("random", "scopa")
+
+
+def test_decode_inverts_the_encoder_on_random_states():
+    env = briscola5_v0.raw_env(num_hands=2)
+    rnd = random.Random(1)
+    for seed in range(60):
+        env.reset(seed=seed)
+        while not env._over:
+            state = env.state_
+            for seat in range(5):
+                view = decode(env.observe(f"player_{seat}"))
+                rel = lambda p: (p - seat) % 5  # noqa: E731
+                assert view["hand"] == [c for c in range(40) if state.hands[seat] >> c & 1]
+                assert view["dealer"] == rel(state.dealer)
+                assert view["passed"] == sorted(rel(p) for p in range(5) if state.passed >> p & 1)
+                assert view["bids"] == {rel(p): [v for q, v in state.bids if q == p and v] for p in range(5)}
+                assert view["caller"] == (rel(state.caller) if state.caller >= 0 else None)
+                assert view["contract"] == (state.contract if state.caller >= 0 else None)
+                assert view["called_card"] == (state.called if state.called >= 0 else None)
+                assert view["holds_called"] == (state.called >= 0 and state.partner == seat)
+                assert view["trick"] == state.trick
+                assert view["points_taken"] == [state.points[(seat + r) % 5] for r in range(5)]
+                assert view["tricks_taken"] == [state.tricks_won[(seat + r) % 5] for r in range(5)]
+                assert view["played"] == sorted(
+                    (state.played_trick[c], rel(state.played_by[c]), c) for c in range(40) if state.played_by[c] >= 0
+                )
+                assert view["partner"] == (rel(state.partner) if state.revealed else None)
+                assert 0 <= view["trick_no"] <= NUM_TRICKS
+            legal = env.legal_actions()
+            env.step(legal[int(rnd.random() * len(legal))])
