@@ -39,7 +39,7 @@ def run(make, steps: int, seed: int) -> tuple[float, float]:
     start = time.perf_counter()
     while done_steps < steps:
         env.reset()
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, info = env.last()
             if term or trunc:
                 env.step(None)
@@ -68,7 +68,7 @@ def main() -> None:
         if name.split(" ")[0] not in GAMES:
             raise SystemExit(f"unknown game {name!r}")
         for label, factory in (("env()", module.env), ("raw_env", module.raw_env)):
-            steps_s, hands_s = run(lambda f=factory: f(**flags), args.steps, args.seed)
+            steps_s, hands_s = run(lambda f=factory, kw=flags: f(**kw), args.steps, args.seed)
             print(f"| {name} | {label} | {steps_s:,.0f} | {hands_s:,.0f} |", flush=True)
 
 

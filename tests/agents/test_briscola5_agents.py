@@ -71,6 +71,10 @@ def test_unknown_agent_and_game_raise_before_play():
         make_agent("random", "scopa")
 
 
+def rel(seat: int, p: int) -> int:
+    return (p - seat) % 5
+
+
 def test_decode_inverts_the_encoder_on_random_states():
     env = briscola5_v0.raw_env(num_hands=2)
     rnd = random.Random(1)
@@ -80,12 +84,11 @@ def test_decode_inverts_the_encoder_on_random_states():
             state = env.state_
             for seat in range(5):
                 view = decode(env.observe(f"player_{seat}"))
-                rel = lambda p: (p - seat) % 5  # noqa: E731
                 assert view["hand"] == [c for c in range(40) if state.hands[seat] >> c & 1]
-                assert view["dealer"] == rel(state.dealer)
-                assert view["passed"] == sorted(rel(p) for p in range(5) if state.passed >> p & 1)
-                assert view["bids"] == {rel(p): [v for q, v in state.bids if q == p and v] for p in range(5)}
-                assert view["caller"] == (rel(state.caller) if state.caller >= 0 else None)
+                assert view["dealer"] == rel(seat, state.dealer)
+                assert view["passed"] == sorted(rel(seat, p) for p in range(5) if state.passed >> p & 1)
+                assert view["bids"] == {rel(seat, p): [v for q, v in state.bids if q == p and v] for p in range(5)}
+                assert view["caller"] == (rel(seat, state.caller) if state.caller >= 0 else None)
                 assert view["contract"] == (state.contract if state.caller >= 0 else None)
                 assert view["called_card"] == (state.called if state.called >= 0 else None)
                 assert view["holds_called"] == (state.called >= 0 and state.partner == seat)
@@ -93,9 +96,9 @@ def test_decode_inverts_the_encoder_on_random_states():
                 assert view["points_taken"] == [state.points[(seat + r) % 5] for r in range(5)]
                 assert view["tricks_taken"] == [state.tricks_won[(seat + r) % 5] for r in range(5)]
                 assert view["played"] == sorted(
-                    (state.played_trick[c], rel(state.played_by[c]), c) for c in range(40) if state.played_by[c] >= 0
+                    (state.played_trick[c], rel(seat, state.played_by[c]), c) for c in range(40) if state.played_by[c] >= 0
                 )
-                assert view["partner"] == (rel(state.partner) if state.revealed else None)
+                assert view["partner"] == (rel(seat, state.partner) if state.revealed else None)
                 assert 0 <= view["trick_no"] <= NUM_TRICKS
             legal = env.legal_actions()
             env.step(legal[int(rnd.random() * len(legal))])
