@@ -136,7 +136,9 @@ def test_returns_are_minus_busche_plus_outcome_reward(n):
         paid = [sum(h["busche_delta"][p] for h in result["hands"]) for p in range(n)]
         assert result["busche"] == paid  # started from 0
         extra = {**table, "annulled": table["draw"]}
-        assert [returns[f"player_{p}"] for p in range(n)] == [extra[o] - paid[p] for p, o in enumerate(result["outcome"])]
+        assert [returns[f"player_{p}"] for p in range(n)] == [
+            extra[o] - paid[p] for p, o in enumerate(result["outcome"])
+        ]
         assert steps == len(result["hands"]) * 40
         assert result["game_over"] and result["episode"] == "game"
 

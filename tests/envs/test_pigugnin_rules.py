@@ -73,7 +73,9 @@ TRICK_EXAMPLES = [
 ]
 
 
-@pytest.mark.parametrize("example,tricks,points,pig,expected,cappotto", TRICK_EXAMPLES, ids=[e[0] for e in TRICK_EXAMPLES])
+@pytest.mark.parametrize(
+    "example,tricks,points,pig,expected,cappotto", TRICK_EXAMPLES, ids=[e[0] for e in TRICK_EXAMPLES]
+)
 def test_no_trick_examples(example, tricks, points, pig, expected, cappotto):
     assert score_hand(points, tricks, pig) == (expected, cappotto)
 
