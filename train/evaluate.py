@@ -1,0 +1,307 @@
+"""Evaluate any line-up of players on any Mazzo game with duplicate deals and 95% intervals.
+
+Library::
+
+    from train.evaluate import evaluate, head_to_head
+    res = evaluate("briscola5", ["heuristic", "random", "random", "random", "random"], num_deals=500)
+    print(res); res.save("runs/eval/b5")                 # table; eval.json, eval.csv, eval.png
+    head_to_head("picchetto", "heuristic", "random", num_deals=200)["mean"]
+
+Command line (the same function)::
+
+    python -m train.evaluate --game briscola5 --players heuristic random random random random \\
+        --deals 500 --seed 0 --workers 2 --out runs/eval/b5 [--flag num_hands=2] [--plain]
+    python -m train.evaluate --game picchetto --rating heuristic random --deals 200   # leaderboard
+
+| argument / keyword        | meaning                                                             |
+|---------------------------|---------------------------------------------------------------------|
+| ``game``                  | ``briscola5``, ``pigugnin``, ``picchetto``                          |
+| ``players``               | one agent spec (``random``, ``heuristic``, ``ppo:PATH``, ``pretrained:GAME``) or Agent object per seat |
+| ``num_deals`` (--deals)   | deals; each is the statistical unit of the intervals                |
+| ``seed``                  | derives every deal and agent seed (``train.eval_play``)              |
+| ``flags`` (--flag k=v)    | env flags, e.g. ``episode="hand"``; values parsed as Python literals, else YAML |
+| ``duplicate`` (--plain)   | replay each deal once per seating (default) or play it once         |
+| ``seating``               | ``rotate`` (n cyclic rotations, default) or ``permute`` (all n! seatings) |
+| ``workers``               | processes; the result is identical for any number                   |
+| ``progress``              | a tqdm bar (only on a terminal)                                     |
+
+Duplicate deals: on every deal each player sits once at every seat (``rotate``), so each
+player gets every hand of the deal and luck of the cards cancels out across the line-up. In
+Briscola in cinque the roles (caller, partner, defenders) follow from the auction on the
+hands, so rotating through the seats is rotating through every role the deal allows; with
+``permute`` every player also meets every arrangement of the others. Multi-hand episodes
+(a Pigugnìn game, a Picchetto match) replay the same seed, so the first hand is identical
+and later hands draw from the same stream but may differ as play diverges.
+
+Bad input (unknown game, agent, flag or seating; a line-up of the wrong size; a checkpoint
+that does not exist or does not fit the game) raises ``ConfigError`` before any game is played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import math
+import shlex
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_all_start_methods, get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs.core.errors import ConfigError, MazzoError
+from envs.registry import GAMES, make_raw_env
+from train.eval_play import SEATINGS, EvalJob, derive_seed, make_player, play_deal, run_chunk, seatings
+from train.eval_result import EvalResult
+
+__all__ = ["evaluate", "head_to_head", "prepare", "parse_flag", "main"]
+
+
+def _is_agent(obj: Any) -> bool:
+    return all(callable(getattr(obj, m, None)) for m in ("act", "reset", "seed"))
+
+
+def _check_int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ConfigError(f"{name} must be an int >= {low}; got {value!r}")
+    return int(value)
+
+
+def _spec_name(player: Any) -> str:
+    return player if isinstance(player, str) else str(getattr(player, "name", type(player).__name__))
+
+
+def _build_agent(spec: str, game: str, flags: dict[str, Any]) -> Any:
+    """``make_player`` with its failures turned into errors that name the spec and the game."""
+    kind, _, arg = spec.partition(":")
+    if kind == "ppo" and arg and not (Path(arg).exists() or Path(arg + ".zip").exists()):
+        raise ConfigError(f"agent {spec!r}: checkpoint {arg!r} does not exist")
+    if kind == "pretrained" and arg in GAMES and arg != game:
+        raise ConfigError(f"agent {spec!r} was trained on {arg!r} and does not fit game {game!r}")
+    try:
+        return make_player(spec, game, flags)
+    except MazzoError as e:
+        raise (e if repr(spec) in str(e) else ConfigError(f"agent {spec!r}: {e}")) from e
+    except ImportError as e:
+        raise ConfigError(f"agent {spec!r} is not available for game {game!r}: {e}") from e
+    except (OSError, ValueError, KeyError, RuntimeError) as e:
+        raise ConfigError(f"agent {spec!r} cannot be loaded for game {game!r}: {e}") from e
+
+
+def _probe(agent: Any, label: str, env: Any, game: str, seed: int) -> None:
+    """One decision on a fresh deal: a checkpoint of the wrong shape fails here, not mid-run."""
+    env.reset(seed=derive_seed(seed, 2))
+    name = env.agent_selection
+    obs = env.observe(name)
+    try:
+        agent.seed(0)
+        agent.reset()
+        action = agent.act(obs)
+    except Exception as e:  # noqa: BLE001 (any failure means the agent does not fit)
+        raise ConfigError(f"agent {label!r} does not fit game {game!r}: {type(e).__name__}: {e}") from e
+    mask = obs["action_mask"]
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < mask.size \
+            or not mask[int(action)]:
+        legal = np.flatnonzero(mask).tolist()
+        raise ConfigError(f"agent {label!r} does not fit game {game!r}: it chose {action!r}, legal ids were {legal}")
+
+
+def prepare(game: str, players: list[Any], *, num_deals: int = 1, seed: int = 0, flags: dict[str, Any] | None = None,
+            duplicate: bool = True, workers: int = 1, seating: str = "rotate") -> tuple[EvalJob, tuple]:
+    """Validate everything and build the env and agents; raises ``ConfigError`` on bad input."""
+    if game not in GAMES:
+        raise ConfigError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
+    num_deals = _check_int("num_deals", num_deals, 1)
+    seed = _check_int("seed", seed, 0)
+    workers = _check_int("workers", workers, 1)
+    if seating not in SEATINGS:
+        raise ConfigError(f"unknown seating {seating!r}; allowed: {', '.join(SEATINGS)}")
+    flags = dict(flags or {})
+    if "render_mode" in flags:
+        raise ConfigError("flag 'render_mode' is not an evaluation flag (evaluation never renders)")
+    env = make_raw_env(game, **flags)  # ConfigError names an unknown flag or a bad value
+    n = len(env.possible_agents)
+    if isinstance(players, (str, bytes)) or not isinstance(players, (list, tuple)):
+        raise ConfigError(f"players must be a list with one agent spec per seat; got {players!r}")
+    if len(players) != n:
+        raise ConfigError(f"{game} with flags {flags or '{}'} has {n} seats; got {len(players)} players: "
+                          f"{[_spec_name(p) for p in players]}")
+    agents = []
+    for p in players:
+        if isinstance(p, str):
+            agents.append(_build_agent(p, game, flags))
+        elif _is_agent(p):
+            if workers > 1:
+                raise ConfigError(f"agent objects ({_spec_name(p)!r}) can only be evaluated with workers=1; "
+                                  "pass spec strings to use worker processes")
+            agents.append(p)
+        else:
+            raise ConfigError(f"a player must be an agent spec string or an Agent (act/reset/seed); got {p!r}")
+    for agent, p in zip(agents, players, strict=True):
+        _probe(agent, _spec_name(p), env, game, seed)
+    job = EvalJob(game=game, players=list(players), flags=flags, seed=seed, duplicate=duplicate, seating=seating)
+    from train.eval_games import scorer_for
+
+    return job, (env, agents, scorer_for(game))
+
+
+def _progress(total: int, desc: str, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="deal", desc=desc, disable=not (enabled and sys.stderr.isatty()))
+
+
+def _mp_context():
+    """fork (fast, works from any script) unless torch is loaded: its threads make fork unsafe, so
+    spawn then (spawn re-imports ``__main__``: a script needs ``if __name__ == "__main__":``)."""
+    if "torch" not in sys.modules and "fork" in get_all_start_methods():
+        return get_context("fork")
+    return get_context("spawn")
+
+
+def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress: bool) -> np.ndarray:
+    counts = None
+    with _progress(num_deals, job.game, progress) as bar:
+        if workers == 1 or num_deals == 1:
+            for d in range(num_deals):
+                row = play_deal(job, built, d)
+                if counts is None:
+                    counts = np.zeros((num_deals, *row.shape))
+                counts[d] = row
+                bar.update(1)
+            return counts
+        workers = min(workers, num_deals)
+        size = max(1, min(64, math.ceil(num_deals / (workers * 8))))
+        chunks = [list(range(i, min(i + size, num_deals))) for i in range(0, num_deals, size)]
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
+            futures = [pool.submit(run_chunk, job, chunk) for chunk in chunks]
+            for fut in as_completed(futures):
+                deals, rows = fut.result()
+                if counts is None:
+                    counts = np.zeros((num_deals, *rows.shape[1:]))
+                counts[deals] = rows
+                bar.update(len(deals))
+    return counts
+
+
+def evaluate(game: str, players: list[Any], *, num_deals: int, seed: int = 0, flags: dict[str, Any] | None = None,
+             duplicate: bool = True, workers: int = 1, progress: bool = False, seating: str = "rotate",
+             command: str | None = None) -> EvalResult:
+    """Play ``num_deals`` deals with the line-up ``players`` and return the statistics (see module doc)."""
+    job, built = prepare(game, players, num_deals=num_deals, seed=seed, flags=flags, duplicate=duplicate,
+                         workers=workers, seating=seating)
+    scorer = built[2]
+    counts = _play_all(job, built, num_deals, workers, progress)
+    n = len(players)
+    return EvalResult(game=game, specs=[_spec_name(p) for p in players], flags=job.flags, seed=job.seed,
+                      num_deals=num_deals, duplicate=duplicate, seating=seating,
+                      seatings_per_deal=len(seatings(n, seating)) if duplicate else 1,
+                      counters=scorer.counters, figures=scorer.FIGURES, deal_counts=counts, command=command)
+
+
+def num_seats(game: str, flags: dict[str, Any] | None = None) -> int:
+    """Number of seats of a game with these flags (Pigugnìn: ``num_players``)."""
+    if game not in GAMES:
+        raise ConfigError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
+    return len(make_raw_env(game, **(flags or {})).possible_agents)
+
+
+def head_to_head(game: str, candidate: Any, opponent: Any, *, num_deals: int, seed: int = 0,
+                 flags: dict[str, Any] | None = None, duplicate: bool = True, workers: int = 1,
+                 progress: bool = False) -> dict[str, Any]:
+    """The candidate at one seat, the opponent at every other, rotated through every seat.
+
+    Returns the candidate's figures as plain numbers: ``mean``, ``low``, ``high``, ``ci95``
+    (reward per episode), ``mean_per_hand``, ``low_per_hand``, ``high_per_hand``,
+    ``ci95_per_hand``, ``win``, ``draw``, ``lose`` (None where undefined), ``n_deals``,
+    ``episodes``, ``hands``. An opponent Agent object is copied for each extra seat.
+    """
+    n = num_seats(game, flags)
+    if isinstance(opponent, str):
+        opponents = [opponent] * (n - 1)
+    else:
+        opponents = [opponent] + [copy.deepcopy(opponent) for _ in range(n - 2)]
+    res = evaluate(game, [candidate, *opponents], num_deals=num_deals, seed=seed, flags=flags,
+                   duplicate=duplicate, workers=workers, progress=progress)
+    row = res.table[0]
+    ep, hand = row["reward_per_episode"], row["reward_per_hand"]
+    return {
+        "mean": ep["mean"], "low": ep["low"], "high": ep["high"], "ci95": ep["ci95"], "n_deals": num_deals,
+        "mean_per_hand": hand["mean"], "low_per_hand": hand["low"], "high_per_hand": hand["high"],
+        "ci95_per_hand": hand["ci95"], "win": row["win"], "draw": row["draw"], "lose": row["lose"],
+        "episodes": row["episodes"], "hands": row["hands"],
+    }
+
+
+# -- command line -----------------------------------------------------------------------------
+
+def parse_flag(text: str) -> tuple[str, Any]:
+    """``key=value`` -> (key, value); the value is a Python literal, else YAML, else the string."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"a flag must look like key=value; got {text!r}")
+    try:
+        return key, ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        pass
+    try:
+        import yaml
+
+        return key, yaml.safe_load(raw)
+    except Exception:  # noqa: BLE001 (not YAML either: keep the text)
+        return key, raw
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True, help=f"one of {', '.join(GAMES)}")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--players", nargs="+", metavar="SPEC", help="one agent spec per seat")
+    who.add_argument("--rating", nargs="+", metavar="SPEC", help="OpenSkill round robin over these specs")
+    p.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1, help="worker processes (same result for any number)")
+    p.add_argument("--flag", action="append", default=[], metavar="KEY=VALUE", help="env flag (repeatable)")
+    p.add_argument("--plain", action="store_true", help="plain random deals (each deal played once)")
+    p.add_argument("--seating", default="rotate", choices=SEATINGS)
+    p.add_argument("--out", default=None, help="output directory (default runs/eval/GAME__SEED__TIME)")
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parser().parse_args(argv)
+    command = "python -m train.evaluate " + shlex.join(argv)
+    try:
+        flags = dict(parse_flag(f) for f in args.flag)
+        out = Path(args.out or f"runs/eval/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
+        if args.rating:
+            from train.rating import round_robin
+
+            board = round_robin(args.game, args.rating, num_deals=args.deals, seed=args.seed, flags=flags,
+                                workers=args.workers, duplicate=not args.plain, progress=not args.no_progress,
+                                command=command)
+            print(board)
+            paths = board.save(out)
+        else:
+            res = evaluate(args.game, args.players, num_deals=args.deals, seed=args.seed, flags=flags,
+                           duplicate=not args.plain, workers=args.workers, progress=not args.no_progress,
+                           seating=args.seating, command=command)
+            print(res)
+            paths = res.save(out)
+    except MazzoError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print("saved: " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
