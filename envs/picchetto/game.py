@@ -216,7 +216,7 @@ FLAGS = (
     Flag("dealer_min_exchange", 1, "fewest cards the dealer must exchange (P5b)", allowed=(1, 0)),
     Flag("declarations_automatic", True, "declarations computed from the hands (P4)",
          check=lambda v: v is True,
-         allowed_text="True only (the rules specify no manual declaration mode, see DECISION P4)"),
+         allowed_text="True only (a manual declaration mode is not specified by the rules, DECISION P4)"),
     Flag("bianco_counts_for_repique", True, "Bianco points count for the repique's 30 and against the "
          "opponent's 0 (P14)", allowed=(True, False)),
     Flag("pique_counts_end_bonuses", False, "cards/capot can complete a pique (P14)", allowed=(True, False)),
@@ -523,7 +523,6 @@ class PicchettoGame(CardGame):
     def _end_exchange(self, s: State, seat: int) -> None:
         elder, dealer = s.elder, s.dealer
         talon = s.talon
-        s.epoch += 1
         if seat == elder:
             d = s.ndisc[elder]
             drawn = 0

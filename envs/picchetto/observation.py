@@ -124,9 +124,9 @@ O_GAME_NO, O_TARGET, O_LEFTOVER = _off("game_number"), _off("target"), _off("lef
 class PicchettoObserver(Observer):
     """Keeps the absolute buffer in step with the engine state.
 
-    Card plays and single discards are incremental (a dozen element writes); the end of an
-    exchange (draws, Bianco, the declarations), a new hand, a new game and the end of the
-    episode bump the state's ``epoch`` and trigger a full rebuild.
+    Discards, card plays and the end of an exchange (the draw, the dealer's Bianco, the
+    declarations) are incremental; a new hand, a new game and the end of the episode bump the
+    state's ``epoch`` and trigger a full rebuild.
     """
 
     layout = LAYOUT
@@ -146,45 +146,29 @@ class PicchettoObserver(Observer):
         b = self.buf
         b[:] = 0.0
         self._epoch = s.epoch
-        self._scale = scale = 1.0 / s.target
+        self._scale = 1.0 / s.target
         self._phase = s.phase
         self._led = s.led
-        self._nev = len(s.events)
         b[O_PHASE + s.phase] = 1.0
         for p in (0, 1):
-            for name_off, mask in (
+            for off, mask in (
                 (O_HAND, s.hands[p]), (O_DISCARDS, s.discards[p]), (O_DRAWN, s.drawn[p]), (O_PEEKED, s.peeked[p]),
-                (O_REVEALED, s.revealed[p]), (O_PLAYED, s.played[p]),
+                (O_PLAYED, s.played[p]),
             ):
-                base = name_off + 32 * p
+                base = off + 32 * p
                 for c in iter_bits(mask):
                     b[base + c] = 1.0
-            if s.bianco[p]:
-                b[O_BONUSES + 2 * p] = 1.0
-                for c in iter_bits(s.dealt[p]):
-                    b[O_BIANCO_HAND + 32 * p + c] = 1.0
-            if s.repique_by == p:
-                b[O_BONUSES + 2 * p + 1] = 1.0
+            b[O_EXCHANGED + p] = s.ndisc[p] / EXCHANGE_SCALE
+            b[O_TRICKS + p] = s.tricks_won[p] / NUM_TRICKS
+            b[O_GAMES_WON + p] = s.games_won[p] / 2
             if s.pique_by == p:
                 b[O_PIQUE + p] = 1.0
-            b[O_EXCHANGED + p] = s.ndisc[p] / EXCHANGE_SCALE
-            b[O_POINT + p] = s.pub_point[p] / POINT_SCALE
-            if s.pub_seq[p] is not None:
-                b[O_SEQ + 2 * p] = s.pub_seq[p][0] / 8
-                b[O_SEQ + 2 * p + 1] = (s.pub_seq[p][1] + 1) / 8
-            if s.pub_set[p] is not None:
-                b[O_SETS + 2 * p] = s.pub_set[p][0] / 4
-                b[O_SETS + 2 * p + 1] = (s.pub_set[p][1] + 1) / 8
-            for i in range(3):
-                b[O_DECL_POINTS + 3 * p + i] = s.decl_points[p][i] / DECL_SCALE
-            b[O_TRICKS + p] = s.tricks_won[p] / NUM_TRICKS
-            b[O_HAND_SCORE + p] = min(s.hand_score[p] * scale, OBS_HIGH)
-            b[O_GAME_SCORE + p] = min(s.game_score[p] * scale, OBS_HIGH)
-            b[O_GAMES_WON + p] = s.games_won[p] / 2
+            if s.bianco[p]:
+                self._bianco(s, p)
+        if s.decl is not None:
+            self._declarations(s)
+        self._scores(s)
         b[O_DEALER + s.dealer] = 1.0
-        for i in range(3):
-            if s.answers[i] >= 0:
-                b[O_ANSWERS + 4 * i + s.answers[i]] = 1.0
         if s.led >= 0:
             b[O_TRICK + s.led] = 1.0
         if s.phase == TRICK_LEAD or s.phase == TRICK_FOLLOW:
@@ -196,20 +180,83 @@ class PicchettoObserver(Observer):
             for c in iter_bits(s.leftover):
                 b[O_LEFTOVER + c] = 1.0
 
+    def _scores(self, s: State) -> None:
+        b, scale = self.buf, self._scale
+        self._nev = len(s.events)
+        hs, gs = s.hand_score, s.game_score
+        b[O_HAND_SCORE] = min(hs[0] * scale, OBS_HIGH)
+        b[O_HAND_SCORE + 1] = min(hs[1] * scale, OBS_HIGH)
+        b[O_GAME_SCORE] = min(gs[0] * scale, OBS_HIGH)
+        b[O_GAME_SCORE + 1] = min(gs[1] * scale, OBS_HIGH)
+
+    def _bianco(self, s: State, p: int) -> None:
+        b = self.buf
+        b[O_BONUSES + 2 * p] = 1.0
+        for c in iter_bits(s.dealt[p]):
+            b[O_BIANCO_HAND + 32 * p + c] = 1.0
+
+    def _declarations(self, s: State) -> None:
+        """The public outcome of the three declarations and of the repique check."""
+        b = self.buf
+        for i in range(3):
+            if s.answers[i] >= 0:
+                b[O_ANSWERS + 4 * i + s.answers[i]] = 1.0
+        for p in (0, 1):
+            for c in iter_bits(s.revealed[p]):
+                b[O_REVEALED + 32 * p + c] = 1.0
+            b[O_POINT + p] = s.pub_point[p] / POINT_SCALE
+            seq, sets = s.pub_seq[p], s.pub_set[p]
+            if seq is not None:
+                b[O_SEQ + 2 * p] = seq[0] / 8
+                b[O_SEQ + 2 * p + 1] = (seq[1] + 1) / 8
+            if sets is not None:
+                b[O_SETS + 2 * p] = sets[0] / 4
+                b[O_SETS + 2 * p + 1] = (sets[1] + 1) / 8
+            dp = s.decl_points[p]
+            for i in range(3):
+                b[O_DECL_POINTS + 3 * p + i] = dp[i] / DECL_SCALE
+            if s.repique_by == p:
+                b[O_BONUSES + 2 * p + 1] = 1.0
+
+    def _exchange_done(self, s: State, seat: int) -> None:
+        """``seat`` ended his exchange: his draw, then the dealer's Bianco or the declarations."""
+        b = self.buf
+        for c in iter_bits(s.drawn[seat]):
+            b[O_HAND + 32 * seat + c] = 1.0
+            b[O_DRAWN + 32 * seat + c] = 1.0
+        for c in iter_bits(s.peeked[seat]):
+            b[O_PEEKED + 32 * seat + c] = 1.0
+        if seat == s.elder:
+            if s.bianco[s.dealer]:
+                self._bianco(s, s.dealer)
+        else:
+            self._declarations(s)
+            b[O_LEADER + s.leader] = 1.0
+            if self.game.flags["reveal_leftover_talon"]:
+                for c in iter_bits(s.leftover):
+                    b[O_LEFTOVER + c] = 1.0
+        self._scores(s)
+
     def update(self, s: State, actor: int, action: int) -> None:
-        if s.epoch != self._epoch:
+        if s.epoch != self._epoch:  # a new hand or game, or the end of the episode
             self.reset(s)
             return
         b = self.buf
-        if action >= 32:  # a discard that did not end the exchange
-            c = action - 32
-            b[O_HAND + 32 * actor + c] = 0.0
-            b[O_DISCARDS + 32 * actor + c] = 1.0
-            b[O_EXCHANGED + actor] = s.ndisc[actor] / EXCHANGE_SCALE
+        phase = s.phase
+        if action >= 32:  # exchange
+            if action < 64:
+                c = action - 32
+                b[O_HAND + 32 * actor + c] = 0.0
+                b[O_DISCARDS + 32 * actor + c] = 1.0
+                b[O_EXCHANGED + actor] = s.ndisc[actor] / EXCHANGE_SCALE
+            if phase != self._phase:
+                b[O_PHASE + self._phase] = 0.0
+                b[O_PHASE + phase] = 1.0
+                self._phase = phase
+                self._exchange_done(s, actor)
             return
         b[O_HAND + 32 * actor + action] = 0.0
         b[O_PLAYED + 32 * actor + action] = 1.0
-        phase = s.phase
         if phase == TRICK_FOLLOW:  # a lead
             b[O_TRICK + action] = 1.0
             self._led = action
@@ -225,13 +272,7 @@ class PicchettoObserver(Observer):
         b[O_PHASE + phase] = 1.0
         self._phase = phase
         if len(s.events) != self._nev:  # something was scored
-            self._nev = len(s.events)
-            scale = self._scale
-            hs, gs = s.hand_score, s.game_score
-            b[O_HAND_SCORE] = min(hs[0] * scale, OBS_HIGH)
-            b[O_HAND_SCORE + 1] = min(hs[1] * scale, OBS_HIGH)
-            b[O_GAME_SCORE] = min(gs[0] * scale, OBS_HIGH)
-            b[O_GAME_SCORE + 1] = min(gs[1] * scale, OBS_HIGH)
+            self._scores(s)
             if s.pique_by >= 0:
                 b[O_PIQUE + s.pique_by] = 1.0
 

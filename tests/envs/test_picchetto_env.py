@@ -1,0 +1,590 @@
+"""Picchetto through the PettingZoo API: api/seed tests, flags, rewards, bad input, no leak, rendering."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from envs import picchetto_v0
+from envs.core.cards import FRENCH, iter_bits
+from envs.core.errors import ConfigError, DealError, IllegalActionError
+from envs.core.flags import flags_table
+from envs.picchetto import env as env_module
+from envs.picchetto.game import FACE_MASK, FLAGS, TRICK_LEAD
+from envs.picchetto.observation import LAYOUT, PicchettoObserver, decode
+from tests.envs.picchetto_helpers import card, cards, exchange_deal
+
+NON_DEFAULT = dict(
+    first_dealer=1,
+    trick_scoring="classic",
+    must_head_trick=False,
+    dealer_min_exchange=0,
+    bianco_counts_for_repique=False,
+    pique_counts_end_bonuses=True,
+    capot_replaces_cards=False,
+    target_inclusive=True,
+    game_target=60,
+    bella_target=80,
+    game_end_check="end_of_hand",
+    match_format="best_of_three",
+    reveal_leftover_talon=True,
+    allow_peek=True,
+    episode="match",
+    outcome_reward=5.0,
+)
+SHORT = dict(episode="hand", first_dealer=0, match_format="single_game")
+
+
+@pytest.mark.parametrize("flags", [{}, NON_DEFAULT, SHORT], ids=["defaults", "non-default", "hand"])
+def test_pettingzoo_api(flags):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(picchetto_v0.env(**flags), num_cycles=300)
+
+
+@pytest.mark.parametrize("flags", [{}, NON_DEFAULT, SHORT], ids=["defaults", "non-default", "hand"])
+def test_pettingzoo_seed(flags):
+    seed_test(lambda: picchetto_v0.env(**flags), num_cycles=300)
+
+
+def _trajectory(seed: int, **flags) -> list:
+    env = picchetto_v0.env(**flags)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        out.append((agent, obs["observation"].tobytes(), reward))
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return out
+
+
+def test_same_seed_same_trajectory_and_different_seeds_differ():
+    assert _trajectory(42, episode="game") == _trajectory(42, episode="game")
+    assert _trajectory(42, episode="game") != _trajectory(43, episode="game")
+
+
+def test_reset_without_seed_continues_the_stream():
+    env = picchetto_v0.raw_env()
+    env.reset(seed=9)
+    first = list(env.state_.dealt)
+    env.reset()
+    assert list(env.state_.dealt) != first
+    env.reset(seed=9)
+    assert list(env.state_.dealt) == first
+
+
+def test_spaces_and_agents():
+    env = picchetto_v0.env()
+    env.reset(seed=0)
+    assert env.possible_agents == ["player_0", "player_1"]
+    assert env.action_space("player_0").n == 65
+    space = env.observation_space("player_0")
+    assert space["observation"].shape == (LAYOUT.obs_size,) and space["action_mask"].shape == (65,)
+    obs = env.observe(env.agent_selection)
+    assert space.contains(obs)
+    assert env.unwrapped.metadata["name"] == "picchetto_v0"
+
+
+def test_deal_order_follows_p3():
+    """Shuffled positions 0..23 go alternately to the elder and the dealer, 24..31 to the talon."""
+    env = picchetto_v0.raw_env(first_dealer=1)
+    env.reset(seed=4)
+    s = env.state_
+    perm = np.random.default_rng(4).permutation(32).tolist()
+    assert s.dealt[0] == sum(1 << x for x in perm[0:24:2])  # the elder (seat 0)
+    assert s.dealt[1] == sum(1 << x for x in perm[1:24:2])
+    assert s.talon == perm[24:]
+
+
+# -- every flag changes behaviour as the spec says -------------------------------------------------
+
+
+def test_flag_first_dealer():
+    dealers = set()
+    env = picchetto_v0.raw_env()
+    for seed in range(20):
+        env.reset(seed=seed)
+        dealers.add(env.state_.dealer)
+        assert env.agent_selection == f"player_{1 - env.state_.dealer}"  # the elder acts first
+    assert dealers == {0, 1}
+    for d in (0, 1):
+        env = picchetto_v0.raw_env(first_dealer=d)
+        for seed in range(4):
+            env.reset(seed=seed)
+            assert env.state_.dealer == d
+    env.reset(seed=0, options={"dealer": 0})  # the option overrides the flag
+    assert env.state_.dealer == 0
+
+
+def _to_tricks(env) -> None:
+    """Elder and dealer each discard their lowest card and end the exchange."""
+    for _ in range(2):
+        legal = env.legal_actions()
+        env.step(legal[0])
+        env.step(64)
+
+
+def test_flag_trick_scoring_classic_pays_the_lead():
+    for scoring, lead_reward in (("seed", 0), ("classic", 1)):
+        env = picchetto_v0.raw_env(trick_scoring=scoring, first_dealer=1)
+        env.reset(seed=1)
+        _to_tricks(env)
+        s = env.state_
+        before = len(s.events)
+        env.step(env.legal_actions()[0])  # the elder leads
+        assert s.events[before:before + 1] == ([("lead", 0, 1)] if lead_reward else [])
+        assert env.rewards["player_0"] >= lead_reward and env.rewards["player_1"] == -env.rewards["player_0"]
+
+
+def test_flag_dealer_min_exchange():
+    for minimum in (1, 0):
+        env = picchetto_v0.raw_env(dealer_min_exchange=minimum, first_dealer=1)
+        env.reset(seed=2)
+        env.step(env.legal_actions()[0])
+        env.step(64)
+        assert (64 in env.legal_actions()) == (minimum == 0)
+        if minimum == 0:
+            env.step(64)  # the dealer keeps his cards
+            assert env.state_.ndisc[1] == 0 and env.state_.drawn[1] == 0 and env.state_.phase == TRICK_LEAD
+            assert env.state_.leftover == sum(1 << x for x in env.state_.talon[1:])
+
+
+def test_flag_declarations_automatic_only_true():
+    picchetto_v0.env(declarations_automatic=True)
+    with pytest.raises(ConfigError, match="declarations_automatic.*not specified"):
+        picchetto_v0.env(declarations_automatic=False)
+
+
+def test_flags_game_and_bella_targets():
+    env = picchetto_v0.raw_env(game_target=30, bella_target=45)
+    env.reset(seed=0, options={"games_won": [1, 1]})
+    assert env.state_.target == 45 and decode(env.observe("player_0"))["target"] == 45
+    env.reset(seed=0)
+    assert env.state_.target == 30
+    rnd = random.Random(0)
+    while not env.terminations["player_0"]:
+        env.step(rnd.choice(env.legal_actions()))
+    games = env.infos["player_0"]["result"]["games"]
+    assert [g["target"] for g in games] == [30, 30, 45][: len(games)]
+    for g in games:
+        assert max(g["scores"]) > g["target"]
+
+
+def test_flag_match_format_single_game():
+    env = picchetto_v0.raw_env(match_format="single_game")
+    env.reset(seed=3)
+    rnd = random.Random(3)
+    while not env.terminations["player_0"]:
+        env.step(rnd.choice(env.legal_actions()))
+    result = env.infos["player_0"]["result"]
+    assert len(result["games"]) == 1 and result["match_winner"] == result["games"][0]["winner"]
+    with pytest.raises(DealError, match="games_won"):
+        env.reset(options={"games_won": [1, 0]})
+
+
+@pytest.mark.parametrize("episode", ["hand", "game", "match"])
+def test_flag_episode(episode):
+    env = picchetto_v0.raw_env(episode=episode)
+    rnd = random.Random(1)
+    for seed in range(3):
+        env.reset(seed=seed)
+        while not env.terminations["player_0"]:
+            env.step(rnd.choice(env.legal_actions()))
+        result = env.infos["player_0"]["result"]
+        if episode == "hand":
+            assert len(result["hands"]) == 1
+        elif episode == "game":
+            assert len(result["games"]) == 1 and result["games"][0]["winner"] in (0, 1)
+            assert len(result["hands"]) > 1
+        else:
+            assert result["match_winner"] in (0, 1) and len(result["games"]) in (2, 3)
+        assert result["episode"] == episode
+
+
+def test_flags_reveal_leftover_talon_and_allow_peek():
+    for reveal, peek in ((False, False), (True, False), (False, True)):
+        env = picchetto_v0.raw_env(reveal_leftover_talon=reveal, allow_peek=peek, first_dealer=1)
+        env.reset(seed=5)
+        s = env.state_
+        talon = list(s.talon)
+        env.step(32 + next(iter_bits(s.hands[0])))
+        env.step(64)  # the elder took 1 of 5: he may peek at T[1..4]
+        assert decode(env.observe("player_0"))["peeked"] == (sorted(talon[1:5]) if peek else [])
+        env.step(32 + next(iter_bits(s.hands[1])))
+        env.step(64)  # the dealer took T[1]: T[2..7] are left over
+        for seat in (0, 1):
+            view = decode(env.observe(f"player_{seat}"))
+            assert view["leftover"] == (sorted(talon[2:]) if reveal else [])
+        assert decode(env.observe("player_1"))["peeked"] == (sorted(talon[2:]) if peek else [])
+
+
+def test_flag_outcome_reward_and_returns():
+    """The episode return is the score difference (plus the outcome reward per game)."""
+    for outcome in (0, 10):
+        env = picchetto_v0.env(episode="game", outcome_reward=outcome)
+        env.reset(seed=8)
+        rng = np.random.default_rng(8)
+        ret = {"player_0": 0.0, "player_1": 0.0}
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            ret[agent] += reward
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        g = info["result"]["games"][0]
+        sign = 1 if g["winner"] == 0 else -1
+        assert ret["player_0"] == g["scores"][0] - g["scores"][1] + sign * outcome
+        assert ret["player_1"] == -ret["player_0"]
+
+
+def test_match_return_is_the_sum_of_score_differences():
+    env = picchetto_v0.env()
+    env.reset(seed=21)
+    rng = np.random.default_rng(21)
+    ret = {"player_0": 0.0, "player_1": 0.0}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        ret[agent] += reward
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    games = info["result"]["games"]
+    assert ret["player_0"] == sum(g["scores"][0] - g["scores"][1] for g in games)
+
+
+def test_result_records_events_and_exchanges():
+    env = picchetto_v0.raw_env(episode="game")
+    env.reset(seed=6)
+    rnd = random.Random(6)
+    while not env.terminations["player_0"]:
+        env.step(rnd.choice(env.legal_actions()))
+    result = env.infos["player_1"]["result"]
+    assert result == env.infos["player_0"]["result"]
+    total = [0, 0]
+    for h in result["hands"]:
+        assert len(h["exchanged"]) == 2 and 1 <= h["exchanged"][h["elder"]] <= 5
+        for kind, seat, pts in h["events"]:
+            assert kind in ("bianco", "point", "sequence", "sets", "repique", "trick", "pique", "cards", "capot")
+            total[seat] += pts
+        assert set(h["declarations"]) == {"point", "sequence", "sets"}
+        assert h["declarations"]["point"]["answer"] in ("va bene", "uguale", "non basta")
+    assert total == result["games"][0]["scores"]
+    assert result["hands"][-1]["game_ended"] and not any(h["game_ended"] for h in result["hands"][:-1])
+
+
+# -- bad input -----------------------------------------------------------------------------------------
+
+
+def _snapshot(env) -> tuple:
+    s = env.state_
+    return (
+        [(name, repr(getattr(s, name))) for name in type(s).__slots__ if name != "rng"],
+        env.observe("player_0")["observation"].tobytes(),
+        env.observe("player_1")["observation"].tobytes(),
+        env.agent_selection,
+    )
+
+
+def test_illegal_actions_raise_and_leave_the_state_alone():
+    env = picchetto_v0.raw_env(first_dealer=1)
+    env.reset(seed=0)
+    s = env.state_
+    elder_card = next(iter_bits(s.hands[0]))
+    dealer_card = next(iter_bits(s.hands[1]))
+    before = _snapshot(env)
+    bad = [
+        (64, "END_EXCHANGE"),  # ending the exchange before discarding one card
+        (32 + dealer_card, f"DISCARD {FRENCH.codes[dealer_card]}"),  # a card the elder does not hold
+        (elder_card, f"PLAY {FRENCH.codes[elder_card]}"),  # a play during the exchange
+        (65, "not an action id"),
+        (-1, "not an action id"),
+        ("32", "not an action id"),
+        (True, "not an action id"),
+    ]
+    for action, message in bad:
+        with pytest.raises(IllegalActionError, match=message) as err:
+            env.step(action)
+        assert "legal actions" in str(err.value)
+        assert _snapshot(env) == before
+    # five discards end the exchange: a sixth discard is not possible (the dealer acts)
+    for c in list(iter_bits(s.hands[0]))[:5]:
+        env.step(32 + c)
+    assert env.agent_selection == "player_1"
+    before = _snapshot(env)
+    with pytest.raises(IllegalActionError, match="not legal"):
+        env.step(32 + next(iter_bits(s.hands[0])))
+    assert _snapshot(env) == before
+    # the dealer may exchange at most 8 - 5 = 3 cards: the third discard ends his exchange
+    for c in list(iter_bits(s.hands[1]))[:3]:
+        env.step(32 + c)
+    assert env.agent_selection == "player_0" and s.phase == TRICK_LEAD
+    env.step(env.legal_actions()[0])  # and the env goes on
+
+
+def test_illegal_follow_raises():
+    env = picchetto_v0.raw_env(first_dealer=1)
+    env.reset(seed=3)
+    _to_tricks(env)
+    env.step(env.legal_actions()[0])
+    legal = set(env.legal_actions())
+    illegal = [c for c in iter_bits(env.state_.hands[1]) if c not in legal]
+    if illegal:
+        with pytest.raises(IllegalActionError, match="legal actions"):
+            env.step(illegal[0])
+    env.step(min(legal))
+
+
+def _good_options():
+    deck = [FRENCH.codes[x] for x in range(32)]
+    return {"dealer": 1, "hands": [deck[:12], deck[12:24]], "talon": deck[24:], "scores": [10, 20]}
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"dealer": 2}, "dealer.*0..1"),
+        ({"dealer": "0"}, "dealer"),
+        ({"hands": [["7h"] * 12, []]}, "hands"),
+        ({"hands": "7h 8h"}, "hands"),
+        ({"hands": [[x for x in range(11)], list(range(12, 24))]}, "exactly 12"),
+        ({"hands": [list(range(12)), list(range(11, 23))]}, "given twice"),
+        ({"hands": [list(range(12)), list(range(12, 23)) + ["Zz"]]}, "not a card code"),
+        ({"hands": [list(range(12)), list(range(12, 23)) + [24]]}, "given twice"),  # 24 is in the talon
+        ({"talon": list(range(24, 31))}, "exactly 8"),
+        ({"talon": list(range(24, 31)) + [24]}, "twice"),
+        ({"talon": "Th Jh"}, "talon"),
+        ({"talon": list(range(24, 31)) + [99]}, "not a card"),
+        ({"scores": [151, 0]}, "0..150"),
+        ({"scores": [-1, 0]}, "0..150"),
+        ({"scores": [1]}, "scores"),
+        ({"scores": [True, 0]}, "scores"),
+        ({"scores": "10 20"}, "scores"),
+        ({"games_won": [2, 0]}, "games_won"),
+        ({"games_won": [1]}, "games_won"),
+    ],
+)
+def test_malformed_options_raise_and_keep_the_episode(change, message):
+    env = picchetto_v0.raw_env()
+    env.reset(seed=0, options=_good_options())
+    env.step(env.legal_actions()[0])
+    before = _snapshot(env)
+    state = env.state_
+    with pytest.raises(DealError, match=message):
+        env.reset(options=_good_options() | change)
+    assert env.state_ is state and _snapshot(env) == before
+    env.step(env.legal_actions()[0])  # the old episode goes on
+
+
+def test_options_accept_codes_ids_and_partial_keys():
+    env = picchetto_v0.raw_env()
+    env.reset(seed=0, options=_good_options())
+    s = env.state_
+    assert s.dealer == 1 and s.dealt == [(1 << 12) - 1, ((1 << 24) - 1) ^ ((1 << 12) - 1)]
+    assert s.talon == list(range(24, 32)) and s.game_score == [10, 20]
+    # hands without a talon: the other 8 cards, in random order
+    env.reset(seed=0, options={"hands": _good_options()["hands"]})
+    assert sorted(env.state_.talon) == list(range(24, 32))
+    # a talon without hands: the other 24 cards are dealt
+    env.reset(seed=0, options={"talon": list(range(8))})
+    assert env.state_.talon == list(range(8)) and env.state_.dealt[0] | env.state_.dealt[1] == (1 << 32) - 256
+    # the inclusive target lowers the highest allowed start score
+    env = picchetto_v0.raw_env(target_inclusive=True)
+    with pytest.raises(DealError, match="0..149"):
+        env.reset(options={"scores": [150, 0]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env.reset(options={"options": 1})
+    assert any("ignoring unknown reset option" in str(w.message) for w in caught)
+    with pytest.raises(DealError, match="options must be a dict"):
+        env.reset(options=[1, 2])
+
+
+@pytest.mark.parametrize(
+    "flags,message",
+    [
+        ({"no_such_flag": 1}, "unknown flag 'no_such_flag'.*known flags: first_dealer"),
+        ({"first_dealer": 2}, "first_dealer.*allowed: 'random', 0, 1"),
+        ({"trick_scoring": "french"}, "trick_scoring.*'seed', 'classic'"),
+        ({"must_head_trick": 1}, "must_head_trick.*True, False"),
+        ({"dealer_min_exchange": 2}, "dealer_min_exchange.*1, 0"),
+        ({"game_target": 0}, "game_target.*int >= 1"),
+        ({"bella_target": 2.5}, "bella_target.*int >= 1"),
+        ({"game_end_check": "never"}, "game_end_check"),
+        ({"match_format": "best_of_five"}, "match_format"),
+        ({"episode": "trick"}, "episode.*'match', 'game', 'hand'"),
+        ({"outcome_reward": float("nan")}, "outcome_reward.*finite"),
+        ({"outcome_reward": "1"}, "outcome_reward"),
+    ],
+)
+def test_bad_flags_raise_config_errors(flags, message):
+    with pytest.raises(ConfigError, match=message):
+        picchetto_v0.env(**flags)
+
+
+def test_bad_render_mode():
+    with pytest.raises(ConfigError, match="render_mode"):
+        picchetto_v0.env(render_mode="rgb_array")
+
+
+# -- no leak ---------------------------------------------------------------------------------------------
+
+
+def _hidden_from(s, seat: int, game) -> int:
+    """Cards whose place ``seat`` cannot know: the opponent's hidden cards and the undrawn talon."""
+    opp = 1 - seat
+    if s.phase == 0:
+        undrawn = s.talon
+    elif s.phase == 1:
+        undrawn = s.talon[s.ndisc[s.elder]:]
+    else:
+        undrawn = s.talon[s.ndisc[0] + s.ndisc[1]:]
+    hidden = s.hands[opp] | s.discards[opp] | sum(1 << x for x in undrawn)
+    hidden &= ~(s.revealed[opp] | s.played[0] | s.played[1] | s.peeked[seat])
+    if s.bianco[opp]:
+        hidden &= ~s.dealt[opp]
+    if game.flags["reveal_leftover_talon"]:
+        hidden &= ~s.leftover
+    return hidden
+
+
+def _permuted(s, hidden: int, rnd: random.Random):
+    cards_ = list(iter_bits(hidden))
+    image = cards_[:]
+    rnd.shuffle(image)
+    perm = dict(zip(cards_, image, strict=True))
+
+    def m(mask: int) -> int:
+        out = 0
+        for x in iter_bits(mask):
+            out |= 1 << perm.get(x, x)
+        return out
+
+    t = s.copy()
+    t.hands = [m(h) for h in s.hands]
+    t.dealt = [m(h) for h in s.dealt]
+    t.discards = [m(h) for h in s.discards]
+    t.drawn = [m(h) for h in s.drawn]
+    t.talon = [perm.get(x, x) for x in s.talon]
+    t.leftover = m(s.leftover)
+    return t
+
+
+@pytest.mark.parametrize("flags", [{}, {"allow_peek": True, "reveal_leftover_talon": True}])
+def test_no_leak_hidden_cards_never_change_an_observation(flags):
+    """Permuting the opponent's hidden cards and the undrawn talon leaves the observation identical."""
+    env = picchetto_v0.raw_env(**flags)
+    observer = PicchettoObserver(env.game)
+    rnd = random.Random(4)
+    checked = changed = 0
+    for seed in range(25):
+        env.reset(seed=seed, options={"scores": [0, 0]})
+        while not env.terminations["player_0"] and env.state_.hand_no == 1:
+            s = env.state_
+            for seat in (0, 1):
+                hidden = _hidden_from(s, seat, env.game)
+                if hidden.bit_count() < 2:
+                    continue
+                other = _permuted(s, hidden, rnd)
+                observer.reset(other)
+                assert observer.observe(seat).tobytes() == env.observe(f"player_{seat}")["observation"].tobytes()
+                checked += 1
+                # the control: the same permutation does change the opponent's own observation
+                if other.hands[1 - seat] != s.hands[1 - seat]:
+                    changed += observer.observe(1 - seat).tobytes() != env.observe(
+                        f"player_{1 - seat}")["observation"].tobytes()
+            env.step(rnd.choice(env.legal_actions()))
+    assert checked > 500 and changed > 100
+
+
+def test_no_leak_replayed_deals():
+    """Two deals that differ only in what a seat cannot see give it identical observations."""
+    env = picchetto_v0.raw_env()
+    rnd = random.Random(7)
+    compared = 0
+    for seed in range(300):
+        env.reset(seed=seed)
+        s = env.state_
+        deal = {"dealer": s.dealer, "hands": [list(iter_bits(h)) for h in s.dealt], "talon": list(s.talon)}
+        actions = []
+        stop = rnd.randrange(1, 30)
+        while len(actions) < stop and not env.terminations["player_0"] and s.hand_no == 1:
+            a = rnd.choice(env.legal_actions())
+            env.step(a)
+            actions.append(a)
+        if env.terminations["player_0"] or s.hand_no != 1:
+            continue
+        seat = rnd.randrange(2)
+        opp = 1 - seat
+        x_choices = list(iter_bits(s.hands[opp] & ~s.revealed[opp] & ~(s.dealt[opp] if s.bianco[opp] else 0)))
+        used = s.ndisc[0] + s.ndisc[1] if s.phase >= TRICK_LEAD else (s.ndisc[s.elder] if s.phase == 1 else 0)
+        y_choices = s.talon[used:]
+        if not x_choices or not y_choices:
+            continue
+        x, y = rnd.choice(x_choices), rnd.choice(y_choices)
+        swap = {x: y, y: x}
+        alt = {
+            "dealer": deal["dealer"],
+            "hands": [[swap.get(c, c) for c in h] for h in deal["hands"]],
+            "talon": [swap.get(c, c) for c in deal["talon"]],
+        }
+        if any(bool(sum(1 << c for c in h) & FACE_MASK) != bool(d & FACE_MASK)
+               for h, d in zip(alt["hands"], s.dealt, strict=True)):
+            continue  # a different Bianco is public information
+        twin = picchetto_v0.raw_env()
+        twin.reset(seed=seed, options=alt)
+        try:
+            for a in actions:
+                twin.step(a)
+        except IllegalActionError:
+            continue  # the opponent's play would not have been legal with the other cards
+        t = twin.state_
+        if (t.answers, t.pub_point, t.pub_seq, t.pub_set, t.revealed) != (
+            s.answers, s.pub_point, s.pub_seq, s.pub_set, s.revealed
+        ):
+            continue  # the declarations (public) came out differently
+        assert twin.observe(f"player_{seat}")["observation"].tobytes() == \
+            env.observe(f"player_{seat}")["observation"].tobytes()
+        compared += 1
+    assert compared > 80
+
+
+# -- rendering and documentation ---------------------------------------------------------------------------
+
+
+def test_render_ansi_shows_declarations_in_italian_and_hides_the_opponent():
+    elder = "Jh Th 9h 8h 7h As Ks Qs 9d 7d 8c 7c"  # spec 6.3
+    dealer = "Ac Kc Qc Jc 9c Kh Qh Ad Kd Qd Js 8s"
+    options, actions = exchange_deal(elder, dealer, dealer=1)
+    env = picchetto_v0.env(render_mode="ansi")
+    env.reset(seed=0, options=options)
+    for a in actions:
+        env.step(a)
+    text = env.render()
+    assert 'Punto: player_0 dichiara 44; player_1: "non basta" (50) -> player_1 +5' in text
+    assert 'Scala: player_0 dichiara cinque al Fante; player_1: "va bene" -> player_0 +18' in text
+    assert 'Tris/Quattordici: player_0 dichiara niente; player_1: "non basta" (tris di Re) -> player_1 +6' in text
+    assert "player_0 hand: " + FRENCH.format_mask(FRENCH.mask(elder.split())) in text
+    # the dealer's unrevealed cards are not shown to the elder
+    hidden = set(cards(dealer)) - set(iter_bits(env.unwrapped.state_.revealed[1]))
+    assert hidden and not any(f" {FRENCH.codes[x]}" in text.split("player_0 hand:")[1] for x in hidden)
+    assert card("8s") in hidden and "8s" not in text
+    env.unwrapped.render_seat = 1
+    assert "player_1 hand: " + FRENCH.format_mask(FRENCH.mask(dealer.split())) in env.render()
+    human = picchetto_v0.env(render_mode="human")
+    human.reset(seed=0)
+    assert human.render() is None
+    quiet = picchetto_v0.env()
+    quiet.reset(seed=0)
+    assert quiet.render() is None
+
+
+def test_docstrings_hold_the_current_tables():
+    doc = env_module.__doc__
+    assert flags_table(FLAGS) in doc
+    assert LAYOUT.table() in doc
+    from envs.picchetto import observation
+
+    assert LAYOUT.table() in observation.__doc__
+    for name in ("Version History", "Rewards", "Explicit deals"):
+        assert name in doc
