@@ -109,7 +109,7 @@ result; an annulled game pays `outcome_reward.get("annulled", draw)`).
   episode's Pigugnìn taker).
 
 At the end every agent's `info["result"]` holds: `hands` (one record per hand:
-`hand_no`, `dealer`, `first_leader`, `deal` (card ids per seat), `tricks` (`[leader, cards in
+`hand_no`, `dealer`, `first_leader`, `deal` (card ids per seat), `trick_history` (`[leader, cards in
 play order, winner]` per trick), `points`, `tricks_won`, `busche_delta` (busche paid),
 `busche_total`, `pig_taker`, `cappotto`, `cappotto_maker`), `busche` (final totals),
 `game_over`, `outcome` (per seat `"win"`/`"draw"`/`"lose"`, or `"annulled"` for every seat;
@@ -147,6 +147,11 @@ open, decided here:
 * `multi_loser_policy="top_two"`: the players at or above the second-highest total among
   those who reached the threshold lose; the other ones who reached it count as non-losers.
 * Starting `busche` that already decide the game are rejected (the game would have ended).
+* An annulled game (every total >= 10, or everybody drawing) pays `outcome_reward["annulled"]`
+  when given, else the draw value (§5.3 treats DRAW and ANNULLED alike).
+* Spec example 6.25 gives a hand delta `[2, 3, 1, 4]`; no 4-player hand can pay exactly that
+  (checked over every point split and Pigugnìn taker), so it is tested on its totals, and
+  through the env with a real hand from the same kind of start.
 * The observation's per-hand fields show the hand in progress; in game episodes they restart
   at each deal.
 

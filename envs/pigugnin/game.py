@@ -559,7 +559,7 @@ class PigugninGame(CardGame):
                 "dealer": s.dealer,
                 "first_leader": s.trick_log[0][0],
                 "deal": s.deal,
-                "tricks": [[lead, list(cards), win] for lead, cards, win in s.trick_log],
+                "trick_history": [[lead, list(cards), win] for lead, cards, win in s.trick_log],
                 "points": list(s.points),
                 "tricks_won": list(s.tricks_won),
                 "busche_delta": delta,

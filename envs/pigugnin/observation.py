@@ -75,6 +75,8 @@ class PigugninObserver(Observer):
         lay = self.layout
         self.obs_high = max(1.0, (game.flags["sole_loss_threshold"] - 1 + MAX_HAND_BUSCHE) / BUSCHE_SCALE)
         self._off = {name: f.abs_offset for name, f in lay.fields.items()}
+        # The three per-card fields written on every step, as plain ints (hot path).
+        self._o_hand, self._o_played, self._o_trick = self._off["hand"], self._off["played"], self._off["trick"]
         self._hand_no = -1
         # Views of the buffer for the rare bulk writes (trick end, full rebuild).
         self._v = {name: lay.abs_view(self.buf, name) for name in lay.fields}
@@ -104,18 +106,19 @@ class PigugninObserver(Observer):
         self._hand_no = s.hand_no
 
     def update(self, s: PigugninState, actor: int, action: int) -> None:
-        if s.hand_no != self._hand_no or not s.trick and s.tricks_done == self.hand_size:
+        trick = s.trick
+        if s.hand_no != self._hand_no or not trick and s.tricks_done == self.hand_size:
             # A hand ended (and maybe the next was dealt): rebuild, once per hand.
             self.reset(s)
             return
         buf = self.buf
-        off = self._off
         row = actor * 40 + action
-        buf[off["hand"] + row] = 0.0
-        buf[off["played"] + row] = 1.0
-        if s.trick:
-            buf[off["trick"] + row] = 1.0
+        buf[self._o_hand + row] = 0.0
+        buf[self._o_played + row] = 1.0
+        if trick:
+            buf[self._o_trick + row] = 1.0
             return
+        off = self._off
         # The trick just closed: clear it, fill the winner's pile and counters, move the leader.
         lead, cards, winner = s.trick_log[-1]
         self._v["trick"][:] = 0.0

@@ -158,8 +158,8 @@ def test_result_records_every_hand_and_the_dealer_chain():
         assert sum(hand["points"]) == 35 and sum(hand["tricks_won"]) == 10
         assert sorted(c for h in hand["deal"] for c in h) == list(range(40))
         assert hand["first_leader"] == (hand["dealer"] + 1) % 4
-        assert hand["tricks"][0][0] == hand["first_leader"] and len(hand["tricks"]) == 10
-        assert JS in next(cards for _, cards, w in hand["tricks"] if w == hand["pig_taker"] and JS in cards)
+        assert hand["trick_history"][0][0] == hand["first_leader"] and len(hand["trick_history"]) == 10
+        assert JS in next(cards for _, cards, w in hand["trick_history"] if w == hand["pig_taker"] and JS in cards)
         totals = [t + d for t, d in zip(totals, hand["busche_delta"], strict=True)]
         assert hand["busche_total"] == totals
         if i:

@@ -308,9 +308,9 @@ def test_last_trick_bonus_goes_to_the_winner_of_the_last_trick():
             record = info["result"]["hands"][0]
             break
         env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
-    last_winner = record["tricks"][-1][2]
+    last_winner = record["trick_history"][-1][2]
     card_pts = [0] * 4
-    for _, cards, winner in record["tricks"]:
+    for _, cards, winner in record["trick_history"]:
         card_pts[winner] += sum([3, 1, 1, 0, 0, 0, 0, 1, 1, 1][c % 10] for c in cards)
     card_pts[last_winner] += 3
     assert record["points"] == card_pts and sum(card_pts) == 35
