@@ -16,6 +16,7 @@ them directly): ``busche_for_points``, ``score_hand`` and ``game_outcome``.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from typing import Any
@@ -231,7 +232,9 @@ def _is_first_dealer(value: Any) -> bool:
 def _is_outcome_reward(value: Any) -> bool:
     if not isinstance(value, Mapping) or any(k not in _OUTCOME_KEYS for k in value):
         return False
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value.values())
+    return all(
+        isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) for v in value.values()
+    )
 
 
 FLAGS: tuple[Flag, ...] = (
@@ -394,6 +397,9 @@ class PigugninGame(CardGame):
             DRAW: reward.get(DRAW, 0),
             LOSE: reward.get(LOSE, 0),
             ANNULLED: reward.get(ANNULLED, reward.get(DRAW, 0)),
+        }
+        self.outcome_reward = {
+            k: int(v) if isinstance(v, numbers.Integral) else float(v) for k, v in self.outcome_reward.items()
         }
         self.flags["outcome_reward"] = reward  # a private copy: the Flag default is shared
         self.hand_size = 40 // n

@@ -356,6 +356,10 @@ def test_outcome_reward_is_copied():
     table["win"] = 100
     assert env.game.outcome_reward == {"win": 1, "draw": 0, "lose": -1, "annulled": 0}
     assert PigugninGame().flags["outcome_reward"] == {"win": 0, "draw": 0, "lose": 0}
+    # NumPy numbers are accepted and stored as plain Python numbers
+    env = pigugnin_v0.raw_env(outcome_reward={"win": np.int64(2), "lose": np.float32(-1.5), "annulled": 0.5})
+    assert env.game.outcome_reward == {"win": 2, "draw": 0, "lose": -1.5, "annulled": 0.5}
+    assert type(env.game.outcome_reward["win"]) is int and type(env.game.outcome_reward["lose"]) is float
 
 
 FULL = [[f"{r}{s}" for r in "A234567JHK"] for s in "CDSB"]
