@@ -1,0 +1,308 @@
+"""The single-seat Gymnasium wrapper: what the learner gets, who acts when, masks, episode ends, seeding."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+from agents.base import BaseAgent, legal_actions
+from envs.core.errors import ConfigError, IllegalActionError
+from envs.registry import make_env
+from train.single_seat import GYM_IDS, OpponentPool, SingleSeatEnv
+
+# Every game, player count and episode kind the wrapper must handle.
+SETUPS = [
+    ("briscola5", {}),
+    ("briscola5", {"num_hands": 2}),
+    ("pigugnin", {"num_players": 4, "episode": "hand"}),
+    ("pigugnin", {"num_players": 5, "episode": "hand"}),
+    ("pigugnin", {"num_players": 4}),
+    ("pigugnin", {"num_players": 5, "outcome_reward": {"win": 1, "draw": 0, "lose": -1}}),
+    ("picchetto", {"episode": "hand"}),
+    ("picchetto", {"episode": "game"}),
+    ("picchetto", {}),
+]
+IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in f.items()) or 'default'}" for g, f in SETUPS]
+
+
+class Recorder(BaseAgent):
+    """Random legal play that logs which seat it was asked to act for (checked against the env)."""
+
+    name = "recorder"
+
+    def __init__(self, game, env=None, seed=None):
+        super().__init__(game, seed=seed)
+        self.env = env
+        self.calls = []
+
+    def act(self, observation):
+        legal = legal_actions(observation)  # raises if the mask is all zeros: not this seat's turn
+        raw = self.env.raw
+        self.calls.append(raw.agent_selection)
+        # The observation handed over is the acting seat's own, not the learner's.
+        np.testing.assert_array_equal(observation["observation"], raw.observe(raw.agent_selection)["observation"])
+        return int(legal[self.rng.integers(legal.size)])
+
+
+def play_episode(env: SingleSeatEnv, rng: np.random.Generator, seed: int | None = None):
+    """Random learner; returns (observations, masks, rewards, learner actions, last info)."""
+    obs, info = env.reset(seed=seed)
+    observations, masks, rewards, actions = [obs], [env.action_masks()], [], []
+    while True:
+        legal = np.flatnonzero(masks[-1])
+        assert legal.size > 0, "the learner is asked to act with an empty mask"
+        a = int(rng.choice(legal))
+        actions.append(a)
+        obs, r, term, trunc, info = env.step(a)
+        rewards.append(r)
+        observations.append(obs)
+        masks.append(env.action_masks())
+        if term or trunc:
+            return observations, masks, rewards, actions, info
+
+
+@pytest.mark.parametrize(("game", "flags"), SETUPS, ids=IDS)
+def test_learner_gets_its_own_rewards_and_observations(game, flags):
+    """Replay the wrapper's episode on a plain PettingZoo env and compare seat by seat."""
+    for seed in range(3):
+        env = SingleSeatEnv(game, flags=flags)
+        log: list[int] = []
+        step = env.raw.step
+
+        def spy(a, step=step, log=log):
+            log.append(int(a))
+            step(a)
+
+        env.raw.step = spy
+        observations, masks, rewards, actions, info = play_episode(env, np.random.default_rng(seed), seed=seed)
+        assert env.skipped_deals == 0
+        me = env.learner_agent
+        ref = make_env(game, **flags)
+        ref.reset(seed=env._env_seed)
+        totals = dict.fromkeys(ref.possible_agents, 0.0)
+        mine, it, final = [], iter(log), {}
+        for agent in ref.agent_iter():
+            o, r, term, trunc, ref_info = ref.last()
+            totals[agent] += r
+            if term or trunc:
+                final[agent] = (o, ref_info)
+                ref.step(None)
+                continue
+            if agent == me:
+                mine.append(o)
+            ref.step(next(it))
+        assert next(it, None) is None
+        # every observation the learner got at its turns is its own seat's, with its own mask
+        assert len(mine) == len(actions) == len(observations) - 1
+        for o, got, mask in zip(mine, observations, masks, strict=False):
+            np.testing.assert_array_equal(got, o["observation"])
+            np.testing.assert_array_equal(mask, o["action_mask"].astype(bool))
+        # the learner's return is its own seat's total and nobody else's
+        assert sum(rewards) == pytest.approx(totals[me])
+        assert info["episode_return"] == pytest.approx(totals[me])
+        assert info["seat"] == env.learner
+        assert info["result"] == final[me][1]["result"]
+        # the final observation is the learner's and the mask is empty once the episode is over
+        np.testing.assert_array_equal(observations[-1], final[me][0]["observation"])
+        assert not masks[-1].any()
+
+
+@pytest.mark.parametrize(("game", "flags"), SETUPS, ids=IDS)
+def test_opponents_act_between_learner_steps(game, flags):
+    env = SingleSeatEnv(game, flags=flags, opponents="random")
+    recorders = {}
+    env.reset(seed=11)
+    for s in range(env.num_players):
+        recorders[s] = Recorder(game, env=env, seed=s)
+    for _ in range(3):
+        env.reset()
+        env.seated = {s: recorders[s] for s in env.seated}  # seat recorders for this episode
+        learner = env.learner_agent
+        before = {s: len(r.calls) for s, r in recorders.items()}
+        done, n_learner = False, 0
+        while not done:
+            assert env.raw.agent_selection == learner  # it is always the learner's turn between steps
+            legal = np.flatnonzero(env.action_masks())
+            _, _, term, trunc, info = env.step(int(legal[0]))
+            n_learner += 1
+            done = term or trunc
+        for s, r in recorders.items():
+            new = r.calls[before[s]:]
+            # each opponent acted only for its own seat, the learner's seat never by an opponent
+            assert set(new) <= {env.raw.possible_agents[s]}
+            assert s != env.learner or not new
+        assert sum(len(r.calls) - before[s] for s, r in recorders.items()) > 0
+        assert info["result"] is not None
+
+
+@pytest.mark.parametrize(("game", "flags"), SETUPS[::2], ids=IDS[::2])
+def test_episodes_end_once_and_reset_works(game, flags):
+    env = SingleSeatEnv(game, flags=flags)
+    rng = np.random.default_rng(0)
+    seats = set()
+    for ep in range(8):
+        *_, info = play_episode(env, rng, seed=ep if ep == 0 else None)
+        seats.add(info["seat"])
+        with pytest.raises(RuntimeError, match="after the episode ended"):
+            env.step(0)
+        assert not env.action_masks().any()
+    assert len(seats) > 1  # the seat is drawn each episode
+
+
+def test_masks_match_the_env_and_illegal_actions_raise():
+    env = SingleSeatEnv("briscola5")
+    obs, _ = env.reset(seed=3)
+    mask = env.action_masks()
+    assert mask.dtype == bool and mask.shape == (env.action_space.n,)
+    assert np.array_equal(np.flatnonzero(mask), env.raw.legal_actions())
+    illegal = int(np.flatnonzero(~mask)[0])
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        env.step(illegal)
+    np.testing.assert_array_equal(env.action_masks(), mask)  # nothing changed
+    np.testing.assert_array_equal(env._obs(), obs)
+
+
+def test_fixed_seat_and_seeding():
+    env = SingleSeatEnv("pigugnin", seat=2, flags={"num_players": 5, "episode": "hand"})
+    for ep in range(3):
+        *_, info = play_episode(env, np.random.default_rng(ep), seed=None if ep else 5)
+        assert info["seat"] == 2
+    a = SingleSeatEnv("briscola5", opponents="random")
+    b = SingleSeatEnv("briscola5", opponents="random")
+    runs = []
+    for env in (a, b, a):
+        out = []
+        for ep in range(3):
+            obs, _, rewards, actions, info = play_episode(env, np.random.default_rng(ep), seed=7 if ep == 0 else None)
+            out.append((info["seat"], actions, rewards, [o.tobytes() for o in obs]))
+        runs.append(out)
+    assert runs[0] == runs[1] == runs[2]  # same seed, same learner actions: same episodes
+    c = play_episode(SingleSeatEnv("briscola5"), np.random.default_rng(0), seed=8)
+    assert [o.tobytes() for o in c[0]] != runs[0][0][3]
+
+
+def test_state_round_trip_continues_identically():
+    env = SingleSeatEnv("picchetto", flags={"episode": "hand"})
+    env.reset(seed=1)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    state = env.get_state()
+    first = play_episode_from_here(env, np.random.default_rng(5))
+    other = SingleSeatEnv("picchetto", flags={"episode": "hand"})
+    other.set_state(state)
+    assert play_episode_from_here(other, np.random.default_rng(5)) == first
+
+
+def play_episode_from_here(env, rng, episodes=3):
+    out = []
+    for _ in range(episodes):
+        done = False
+        while not done:
+            _, r, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            out.append((r, env._obs().tobytes()))
+            done = term or trunc
+        env.reset()
+    return out
+
+
+def test_deals_that_end_before_the_learner_acts_are_skipped():
+    zero = ["2C", "4C", "5C", "6C", "7C", "2D", "4D", "5D"]  # no card points: may forfeit
+    rest = ["6D", "7D", "2S", "4S", "5S", "6S", "7S", "2B", "4B", "5B", "6B", "7B"]
+    points = [f"{r}{s}" for s in "CDSB" for r in "A3JHK"]
+    hands = [points[0:5] + rest[0:3], zero, points[5:10] + rest[3:6], points[10:15] + rest[6:9],
+             points[15:20] + rest[9:12]]
+
+    class Forfeiter(BaseAgent):
+        def act(self, observation):
+            legal = legal_actions(observation)
+            return 141 if 141 in legal else int(legal[0])
+
+    env = SingleSeatEnv("briscola5", opponents=Forfeiter("briscola5"), seat=3)
+    env.reset(seed=0, options={"dealer": 0, "hands": hands})
+    assert env.skipped_deals >= 1
+    assert env.action_masks().any() and env.raw.agent_selection == "player_3"
+
+
+def test_opponent_pool_draws_and_snapshots():
+    pool = OpponentPool({"random": 1, "heuristic": 3}, snapshot_share=0.5, max_snapshots=2)
+    rng = np.random.default_rng(0)
+    draws = [pool.draw(rng) for _ in range(4000)]
+    assert 0.7 < draws.count("heuristic") / len(draws) < 0.8
+    for i in range(3):
+        pool.add(f"ppo:/x/{i}.zip")
+    assert pool.snapshots == ["ppo:/x/1.zip", "ppo:/x/2.zip"]
+    draws = [pool.draw(rng) for _ in range(4000)]
+    share = sum(d.startswith("ppo:") for d in draws) / len(draws)
+    assert 0.45 < share < 0.55 and "ppo:/x/0.zip" not in draws
+    assert OpponentPool("random, heuristic").base == {"random": 1.0, "heuristic": 1.0}
+
+
+def test_heuristic_opponents_and_gymnasium_registration():
+    env = gymnasium.make("mazzo/Briscola5-v0", opponents="heuristic")
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert {type(a).__name__ for a in env.unwrapped.seated.values()} == {"Briscola5Heuristic"}
+    env5 = gymnasium.make("mazzo/Pigugnin-v0", num_players=5, episode="hand")
+    assert env5.observation_space.shape == (672,) and env5.unwrapped.num_players == 5
+    assert set(GYM_IDS.values()) == {"briscola5", "pigugnin", "picchetto"}
+    # Gymnasium's own checks that do not step with random (possibly illegal) actions.
+    from gymnasium.utils import env_checker
+
+    pic = gymnasium.make("mazzo/Picchetto-v0", episode="hand").unwrapped
+    env_checker.check_reset_seed_determinism(pic)
+    env_checker.check_reset_return_type(pic)
+    env_checker.check_reset_options(pic)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"game": "scopa"}, "unknown game 'scopa'; known games: briscola5, pigugnin, picchetto"),
+        ({"game": "briscola5", "num_hand": 2}, "num_hand"),
+        ({"game": "pigugnin", "flags": {"num_players": 6}}, "allowed: 4, 5"),
+        ({"game": "briscola5", "seat": 5}, "seat must be 'random' or an int 0..4"),
+        ({"game": "briscola5", "opponents": "strong"}, "unknown agent 'strong'"),
+        ({"game": "briscola5", "opponents": {"random": 0}}, "must be a number > 0"),
+        ({"game": "briscola5", "opponents": []}, "opponents must be"),
+        ({"game": "briscola5", "reward_scale": 0}, "reward_scale must be a number > 0"),
+        ({"game": "briscola5", "opponents": "ppo:/nonexistent/model.zip"}, "checkpoint not found"),
+    ],
+)
+def test_bad_input_is_rejected_before_play(kwargs, message):
+    with pytest.raises((ConfigError, FileNotFoundError), match=message.replace("(", r"\(").replace(")", r"\)")):
+        SingleSeatEnv(**kwargs)
+
+
+def test_add_opponent_rejects_bad_specs():
+    env = SingleSeatEnv("briscola5")
+    with pytest.raises(FileNotFoundError, match="checkpoint not found"):
+        env.add_opponent("ppo:/nonexistent.zip")
+    with pytest.raises(ConfigError, match="agent spec string"):
+        env.add_opponent(3)
+    assert env.pool.snapshots == []
+
+
+def test_subproc_vec_env_matches_dummy():
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    def fn():
+        return SingleSeatEnv("briscola5", opponents="random")
+
+    results = []
+    for cls in (DummyVecEnv, SubprocVecEnv):
+        vec = cls([fn, fn])
+        vec.seed(3)
+        obs = vec.reset()
+        trace = [obs.copy()]
+        rng = np.random.default_rng(0)
+        for _ in range(40):
+            masks = np.stack(vec.env_method("action_masks"))
+            actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+            obs, rewards, dones, infos = vec.step(np.array(actions))
+            trace.append((obs.copy(), rewards.copy(), dones.copy()))
+        vec.close()
+        results.append(trace)
+    for x, y in zip(*results, strict=True):
+        for u, v in zip(x if isinstance(x, tuple) else (x,), y if isinstance(y, tuple) else (y,), strict=True):
+            np.testing.assert_array_equal(u, v)
+    assert any(t[2].any() for t in results[0][1:])  # episodes ended (and auto-reset) along the way

@@ -1,0 +1,311 @@
+"""``SingleSeatEnv``: one seat of a Mazzo AEC game as a Gymnasium env, for single-agent RL.
+
+The learner sits at one seat (a random one each episode, or a fixed one); every other seat is
+played by an opponent drawn from an ``OpponentPool`` at the start of each episode. ``step``
+plays the learner's action, then lets the opponents act until it is the learner's turn again
+or the episode is over, and returns only what belongs to the learner:
+
+| returned         | what                                                                     |
+|------------------|--------------------------------------------------------------------------|
+| observation      | the learner's seat-relative vector (``float32[obs_size]``, the AEC ``observation``) |
+| reward           | the sum of the learner's own rewards since its previous action, times ``reward_scale`` |
+| terminated       | the AEC episode terminated (``truncated``: the game truncated it)         |
+| info             | ``seat``; at the end also ``result`` (the game's record), ``episode_return`` (unscaled), ``opponents`` |
+| ``action_masks()`` | bool mask of the learner's legal actions (for sb3-contrib's MaskablePPO) |
+
+Spaces: ``Box(obs_low, obs_high, (obs_size,), float32)`` and ``Discrete(num_actions)`` of the
+game (for Pigugnìn they depend on ``num_players``). A deal that ends before the learner ever
+acts (e.g. a Briscola forfeit or all-pass before its turn) is skipped: ``reset`` deals again.
+
+Opponents (the ``opponents`` argument) are agent specs (``"random"``, ``"heuristic"``,
+``"ppo:PATH"``, ``"pretrained:GAME"``) or ``Agent`` objects, given as one spec, a
+comma-separated string, a list, or a ``{spec: weight}`` dict. Self-play adds frozen snapshots
+of the learner with ``add_opponent("ppo:PATH")`` (``env_method`` on a vector env); once some
+exist, a share ``snapshot_share`` of the seats is played by snapshots (uniform over the latest
+``max_snapshots``).
+
+Seeding: ``reset(seed=s)`` derives, from ``np.random.SeedSequence(s)``, the game's generator,
+the seat draw, the opponent draw and every opponent's own generator; ``reset()`` without a seed
+continues all of them. Same seed and same learner actions give the same episodes.
+
+Registered with Gymnasium as ``mazzo/Briscola5-v0``, ``mazzo/Pigugnin-v0``, ``mazzo/Picchetto-v0``
+(``import train`` first, or ``gymnasium.make("train.single_seat:mazzo/Briscola5-v0")``);
+keyword arguments of ``gymnasium.make`` are those of ``SingleSeatEnv``, and any other keyword
+is a game flag: ``gymnasium.make("mazzo/Pigugnin-v0", opponents="heuristic", num_players=5)``.
+
+This module never imports torch; a trained opponent imports it when it is built.
+"""
+
+from __future__ import annotations
+
+import pickle
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from agents.base import Agent
+from agents.registry import make_agent
+from envs.core.errors import ConfigError
+from envs.registry import GAMES, make_raw_env
+
+__all__ = ["SingleSeatEnv", "OpponentPool", "GYM_IDS", "register_envs"]
+
+#: Gymnasium id -> game.
+GYM_IDS = {"mazzo/Briscola5-v0": "briscola5", "mazzo/Pigugnin-v0": "pigugnin", "mazzo/Picchetto-v0": "picchetto"}
+#: deals skipped in a row (learner never acted) before ``reset`` gives up: a safety net only.
+MAX_SKIPPED_DEALS = 1000
+
+
+def register_envs() -> None:
+    """Register the three single-seat envs with Gymnasium (idempotent)."""
+    for gym_id, game in GYM_IDS.items():
+        if gym_id not in gym.registry:
+            gym.register(id=gym_id, entry_point="train.single_seat:SingleSeatEnv", kwargs={"game": game})
+
+
+def _parse_specs(opponents: Any) -> dict[Any, float]:
+    """Normalise the ``opponents`` argument into ``{spec or Agent: weight}``."""
+    if isinstance(opponents, str):
+        items = {s.strip(): 1.0 for s in opponents.split(",") if s.strip()}
+    elif isinstance(opponents, Mapping):
+        items = dict(opponents)
+    elif isinstance(opponents, Sequence) or isinstance(opponents, Agent):
+        items = {o: 1.0 for o in ([opponents] if isinstance(opponents, Agent) else opponents)}
+    else:
+        items = {}
+    if not items:
+        raise ConfigError(
+            f"opponents must be an agent spec, a comma-separated string or list of specs, or a {{spec: weight}} dict; "
+            f"got {opponents!r}"
+        )
+    for spec, w in items.items():
+        if not isinstance(spec, (str, Agent)):
+            raise ConfigError(f"an opponent must be an agent spec string or an Agent; got {spec!r}")
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not w > 0:
+            raise ConfigError(f"opponent weight for {spec!r} must be a number > 0; got {w!r}")
+    return {k: float(v) for k, v in items.items()}
+
+
+class OpponentPool:
+    """Weighted opponents plus frozen snapshots of the learner.
+
+    | attribute         | meaning                                                    |
+    |-------------------|------------------------------------------------------------|
+    | ``base``          | ``{spec or Agent: weight}`` given at construction          |
+    | ``snapshots``     | snapshot specs (``"ppo:PATH"``), oldest first, at most ``max_snapshots`` |
+    | ``snapshot_share``| probability that a seat is played by a snapshot, once any exist |
+    """
+
+    def __init__(self, opponents: Any = "random", snapshot_share: float = 0.5, max_snapshots: int = 5):
+        self.base = _parse_specs(opponents)
+        if not 0.0 <= float(snapshot_share) <= 1.0:
+            raise ConfigError(f"snapshot_share must be in [0, 1]; got {snapshot_share!r}")
+        if isinstance(max_snapshots, bool) or not isinstance(max_snapshots, int) or max_snapshots < 1:
+            raise ConfigError(f"max_snapshots must be an int >= 1; got {max_snapshots!r}")
+        self.snapshot_share = float(snapshot_share)
+        self.max_snapshots = max_snapshots
+        self.snapshots: list[str] = []
+        self._keys = list(self.base)
+        w = np.array([self.base[k] for k in self._keys])
+        self._probs = w / w.sum()
+
+    def add(self, spec: str) -> None:
+        """Add a frozen snapshot spec; the oldest one leaves when the pool is full."""
+        if spec not in self.snapshots:
+            self.snapshots.append(spec)
+            del self.snapshots[: -self.max_snapshots]
+
+    def draw(self, rng: np.random.Generator) -> Any:
+        """One opponent spec (or Agent) for one seat."""
+        if self.snapshots and rng.random() < self.snapshot_share:
+            return self.snapshots[int(rng.integers(len(self.snapshots)))]
+        return self._keys[int(rng.choice(len(self._keys), p=self._probs))]
+
+    def __repr__(self) -> str:
+        return f"OpponentPool(base={self.base!r}, snapshots={self.snapshots!r})"
+
+
+class SingleSeatEnv(gym.Env):
+    """One seat of a Mazzo game against opponents from a pool (see the module docstring).
+
+    | argument        | default     | meaning                                                     |
+    |-----------------|-------------|-------------------------------------------------------------|
+    | ``game``        | (required)  | ``"briscola5"``, ``"pigugnin"`` or ``"picchetto"``           |
+    | ``opponents``   | ``"random"``| spec(s), Agent(s) or ``{spec: weight}`` (see ``OpponentPool``) |
+    | ``seat``        | ``"random"``| the learner's seat: ``"random"`` (drawn each episode) or an int |
+    | ``flags``       | ``None``    | game flags (dict); extra keyword arguments are flags too     |
+    | ``reward_scale``| ``1.0``     | the learner's rewards are multiplied by it (info keeps the raw return) |
+    | ``snapshot_share``, ``max_snapshots`` | 0.5, 5 | self-play pool settings          |
+    | ``render_mode`` | ``None``    | ``"ansi"``: ``render()`` returns the table from the learner's seat |
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        game: str,
+        opponents: Any = "random",
+        seat: int | str = "random",
+        flags: Mapping[str, Any] | None = None,
+        reward_scale: float = 1.0,
+        snapshot_share: float = 0.5,
+        max_snapshots: int = 5,
+        render_mode: str | None = None,
+        **more_flags: Any,
+    ):
+        if game not in GAMES:
+            raise ConfigError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
+        if render_mode not in (None, "ansi"):
+            raise ConfigError(f"invalid render_mode {render_mode!r}; allowed: None, 'ansi'")
+        self.game = game
+        self.flags = {**dict(flags or {}), **more_flags}
+        self.raw = make_raw_env(game, render_mode=render_mode, **self.flags)  # validates the flags
+        self.render_mode = render_mode
+        self.num_players = len(self.raw.possible_agents)
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_players):
+            raise ConfigError(f"seat must be 'random' or an int 0..{self.num_players - 1}; got {seat!r}")
+        self.seat_option = seat
+        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
+            raise ConfigError(f"reward_scale must be a number > 0; got {reward_scale!r}")
+        self.reward_scale = float(reward_scale)
+        self.pool = OpponentPool(opponents, snapshot_share=snapshot_share, max_snapshots=max_snapshots)
+        # Build every base opponent once now, so a bad spec fails before any game is played.
+        for key in self.pool.base:
+            if isinstance(key, str):
+                make_agent(key, game)
+        space = self.raw.observation_space(self.raw.possible_agents[0])["observation"]
+        self.observation_space = spaces.Box(space.low, space.high, space.shape, dtype=np.float32)
+        self.action_space = spaces.Discrete(self.raw.action_space(self.raw.possible_agents[0]).n)
+        self.learner = 0
+        self.learner_agent = self.raw.possible_agents[0]
+        self.seated: dict[int, Agent] = {}
+        self._agents: dict[tuple[int, Any], Agent] = {}
+        self._rngs: dict[str, np.random.Generator] | None = None
+        self._seed_seq: np.random.SeedSequence | None = None
+        self._return = 0.0
+        self.skipped_deals = 0
+
+    # -- seeding ------------------------------------------------------------------------
+    def _reseed(self, seed: int | None) -> None:
+        self._seed_seq = np.random.SeedSequence(seed)
+        env_ss, seat_ss, pool_ss, self._agent_ss = self._seed_seq.spawn(4)
+        self._env_seed = int(env_ss.generate_state(1)[0])
+        self._rngs = {"seat": np.random.default_rng(seat_ss), "pool": np.random.default_rng(pool_ss)}
+        for (seat, key), agent in self._agents.items():
+            agent.seed(self._agent_seed(seat, key))
+
+    def _agent_seed(self, seat: int, key: Any) -> int:
+        # A stable per-(seat, opponent) seed: the same opponent at the same seat replays the same choices.
+        name = key if isinstance(key, str) else f"agent#{list(self.pool.base).index(key)}"
+        ss = np.random.SeedSequence(self._agent_ss.entropy, spawn_key=(seat, zlib.crc32(name.encode())))
+        return int(ss.generate_state(1)[0])
+
+    def _opponent(self, seat: int, key: Any) -> Agent:
+        agent = self._agents.get((seat, key))
+        if agent is None:
+            agent = make_agent(key, self.game) if isinstance(key, str) else key
+            agent.seed(self._agent_seed(seat, key))
+            self._agents[(seat, key)] = agent
+        return agent
+
+    # -- Gymnasium API ------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Start an episode; ``options`` are passed to the game's ``reset`` (explicit deals)."""
+        super().reset(seed=seed)  # Gymnasium's own np_random (unused here; the env checker expects it)
+        first = self._rngs is None
+        if seed is not None or first:
+            self._reseed(seed)
+        raw = self.raw
+        for skipped in range(MAX_SKIPPED_DEALS):
+            if self.seat_option == "random":
+                self.learner = int(self._rngs["seat"].integers(self.num_players))
+            else:
+                self.learner = self.seat_option
+            self.learner_agent = raw.possible_agents[self.learner]
+            self.seated = {}
+            for s in range(self.num_players):
+                if s != self.learner:
+                    agent = self._opponent(s, self.pool.draw(self._rngs["pool"]))
+                    agent.reset()
+                    self.seated[s] = agent
+            raw.reset(seed=self._env_seed if (seed is not None or first) and skipped == 0 else None, options=options)
+            self._return = 0.0
+            self._play_opponents()
+            if not self._over():
+                self.skipped_deals += skipped
+                return self._obs(), {"seat": self.learner}
+            options = None  # an explicit deal that never reaches the learner: later deals are shuffled
+        raise RuntimeError(f"{self.game}: {MAX_SKIPPED_DEALS} deals in a row ended before the learner could act")
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        raw = self.raw
+        if self._over():
+            raise RuntimeError("step() called after the episode ended; call reset()")
+        raw.step(int(action))  # raises IllegalActionError (state untouched) for an illegal id
+        reward = raw.rewards[self.learner_agent]
+        reward += self._play_opponents()
+        self._return += reward
+        info: dict[str, Any] = {"seat": self.learner}
+        terminated = truncated = False
+        if self._over():
+            truncated = bool(raw.truncations[self.learner_agent])
+            terminated = not truncated
+            info.update(
+                result=raw.infos[self.learner_agent].get("result"),
+                episode_return=self._return,
+                opponents={s: getattr(a, "name", type(a).__name__) for s, a in self.seated.items()},
+            )
+        return self._obs(), float(reward) * self.reward_scale, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool array (all False once the episode is over)."""
+        return self.raw.observe(self.learner_agent)["action_mask"].astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        self.raw.render_seat = self.learner
+        return self.raw.render()
+
+    # -- helpers ------------------------------------------------------------------------
+    def _over(self) -> bool:
+        return self.raw._over
+
+    def _obs(self) -> np.ndarray:
+        return self.raw.observe(self.learner_agent)["observation"]
+
+    def _play_opponents(self) -> float:
+        """Let the opponents act until the learner is to act or the episode ends; the learner's rewards."""
+        raw = self.raw
+        learner, reward = self.learner_agent, 0.0
+        while not raw._over and raw.agent_selection != learner:
+            actor = raw.agent_selection
+            raw.step(self.seated[raw.agent_name_mapping[actor]].act(raw.observe(actor)))
+            reward += raw.rewards[learner]
+        return reward
+
+    # -- self-play and checkpointing (``env_method`` targets) ---------------------------
+    def add_opponent(self, spec: str) -> None:
+        """Add a frozen snapshot (``"ppo:PATH"``) to the opponent pool; it is loaded now to fail early."""
+        if not isinstance(spec, str):
+            raise ConfigError(f"add_opponent takes an agent spec string; got {spec!r}")
+        make_agent(spec, self.game)
+        self.pool.add(spec)
+
+    def get_state(self) -> bytes:
+        """The whole env (game, generators, pool, opponents) pickled, to resume training exactly."""
+        return pickle.dumps(self.__dict__)
+
+    def set_state(self, state: bytes) -> None:
+        """Restore what ``get_state`` returned."""
+        self.__dict__.update(pickle.loads(state))
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+register_envs()
