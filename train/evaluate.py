@@ -58,7 +58,7 @@ from envs.registry import GAMES, make_raw_env
 from train.eval_play import SEATINGS, EvalJob, derive_seed, make_player, play_deal, run_chunk, seatings
 from train.eval_result import EvalResult
 
-__all__ = ["evaluate", "head_to_head", "prepare", "parse_flag", "main"]
+__all__ = ["evaluate", "head_to_head", "prepare", "parse_flag", "num_seats", "run", "main"]
 
 
 def _is_agent(obj: Any) -> bool:
@@ -275,31 +275,36 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def run(argv: list[str], echo: bool = True) -> Any:
+    """Do what the command line ``argv`` asks (evaluate or rate), save the outputs, return the result
+    (an ``EvalResult`` or a ``Leaderboard``). Raises ``ConfigError`` on bad input."""
     args = _parser().parse_args(argv)
     command = "python -m train.evaluate " + shlex.join(argv)
-    try:
-        flags = dict(parse_flag(f) for f in args.flag)
-        out = Path(args.out or f"runs/eval/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
-        if args.rating:
-            from train.rating import round_robin
+    flags = dict(parse_flag(f) for f in args.flag)
+    out = Path(args.out or f"runs/eval/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
+    if args.rating:
+        from train.rating import round_robin
 
-            board = round_robin(args.game, args.rating, num_deals=args.deals, seed=args.seed, flags=flags,
-                                workers=args.workers, duplicate=not args.plain, progress=not args.no_progress,
-                                command=command)
-            print(board)
-            paths = board.save(out)
-        else:
-            res = evaluate(args.game, args.players, num_deals=args.deals, seed=args.seed, flags=flags,
-                           duplicate=not args.plain, workers=args.workers, progress=not args.no_progress,
-                           seating=args.seating, command=command)
-            print(res)
-            paths = res.save(out)
+        result = round_robin(args.game, args.rating, num_deals=args.deals, seed=args.seed, flags=flags,
+                             workers=args.workers, duplicate=not args.plain, progress=not args.no_progress,
+                             command=command)
+    else:
+        result = evaluate(args.game, args.players, num_deals=args.deals, seed=args.seed, flags=flags,
+                          duplicate=not args.plain, workers=args.workers, progress=not args.no_progress,
+                          seating=args.seating, command=command)
+    paths = result.save(out)
+    if echo:
+        print(result)
+        print("saved: " + ", ".join(str(p) for p in paths.values()))
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        run(list(sys.argv[1:] if argv is None else argv))
     except MazzoError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print("saved: " + ", ".join(str(p) for p in paths.values()))
     return 0
 
 
