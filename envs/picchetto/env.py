@@ -106,7 +106,8 @@ value raises ``DealError`` naming the key and what is allowed, and the previous 
 as it was; unknown keys are ignored with a warning.
 
 End of episode: every agent's ``info["result"]`` holds ``hands`` (per hand: game, dealer, elder,
-the dealt hands and talon, Bianco, ``exchanged`` per seat, the three declarations with the
+the dealt ``hands`` and ``talon`` as card codes, so that its ``dealer``, ``hands`` and ``talon``
+passed as reset options replay the deal, Bianco, ``exchanged`` per seat, the three declarations with the
 Italian answer, winner and points, ``events`` = every scoring event in order as ``(kind, seat,
 points)`` with kind in bianco / point / sequence / sets / repique / trick / pique / cards /
 capot (classic trick scoring: lead / trick / last_trick), tricks won, hand scores, whether it was

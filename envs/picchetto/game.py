@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.cards import FRENCH
+from envs.core.cards import FRENCH, iter_bits
 from envs.core.errors import DealError
 from envs.core.flags import Flag, int_range
 from envs.core.game import CardGame, check_options, parse_hands, parse_seat
@@ -58,6 +58,7 @@ PHASE_NAMES = tuple(p.name for p in Phase)
 
 # -- card tables (spec 1.1) ------------------------------------------------------------------
 SUIT = DECK.suit_of
+CODES = DECK.codes
 RANK = DECK.rank_of
 SUIT_MASK = DECK.suit_mask
 DECL_VALUE = (7, 8, 9, 10, 10, 10, 10, 11)
@@ -434,7 +435,8 @@ class PicchettoGame(CardGame):
         s.events = []
         s.hand_records.append({
             "game": s.game_no + 1, "hand": s.hand_no, "dealer": dealer, "elder": elder,
-            "hands": [DECK.format_mask(h) for h in dealt], "talon": DECK.format_cards(talon),
+            # card codes, so that {"dealer", "hands", "talon"} of a record replay the deal via reset options
+            "hands": [[CODES[c] for c in iter_bits(h)] for h in dealt], "talon": [CODES[c] for c in talon],
             "bianco": None, "exchanged": None, "declarations": None, "events": s.events,
             "tricks_won": None, "hand_scores": None, "completed": False, "game_ended": False,
         })

@@ -273,6 +273,22 @@ def test_result_records_events_and_exchanges():
     assert result["hands"][-1]["game_ended"] and not any(h["game_ended"] for h in result["hands"][:-1])
 
 
+def test_a_recorded_hand_replays_from_its_record():
+    env = picchetto_v0.raw_env(episode="hand")
+    env.reset(seed=13)
+    rnd = random.Random(13)
+    actions = []
+    while not env.terminations["player_0"]:
+        actions.append(rnd.choice(env.legal_actions()))
+        env.step(actions[-1])
+    rec = env.infos["player_0"]["result"]["hands"][0]
+    replay = picchetto_v0.raw_env(episode="hand")
+    replay.reset(options={k: rec[k] for k in ("dealer", "hands", "talon")})
+    for a in actions:
+        replay.step(a)
+    assert replay.infos["player_0"]["result"]["hands"][0] == rec
+
+
 # -- bad input -----------------------------------------------------------------------------------------
 
 
