@@ -38,6 +38,7 @@ This module never imports torch; a trained opponent imports it when it is built.
 
 from __future__ import annotations
 
+import io
 import pickle
 import zlib
 from collections.abc import Mapping, Sequence
@@ -127,6 +128,29 @@ class OpponentPool:
 
     def __repr__(self) -> str:
         return f"OpponentPool(base={self.base!r}, snapshots={self.snapshots!r})"
+
+
+def _memoryview_of(obj: Any, fmt: str, shape: tuple[int, ...]) -> memoryview:
+    mv = memoryview(obj)
+    return mv if (mv.format, mv.shape) == (fmt, shape) else mv.cast("B").cast(fmt, shape)
+
+
+def _view_of(base: np.ndarray, offset: int, shape: tuple, strides: tuple, dtype: np.dtype) -> np.ndarray:
+    return np.ndarray(shape, dtype, buffer=base, offset=offset, strides=strides)
+
+
+class _StatePickler(pickle.Pickler):
+    """Keeps shared memory shared: observers write into one absolute buffer through NumPy views
+    and memoryviews of it, which plain pickling would turn into independent copies. Each view is
+    pickled as (its base, offset, shape, strides), and pickle's memo restores the base only once."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, memoryview) and obj.obj is not None:
+            return _memoryview_of, (obj.obj, obj.format, tuple(obj.shape))
+        if type(obj) is np.ndarray and isinstance(obj.base, np.ndarray) and obj.base.flags.c_contiguous:
+            offset = obj.__array_interface__["data"][0] - obj.base.__array_interface__["data"][0]
+            return _view_of, (obj.base, offset, obj.shape, obj.strides, obj.dtype)
+        return NotImplemented
 
 
 class SingleSeatEnv(gym.Env):
@@ -298,7 +322,9 @@ class SingleSeatEnv(gym.Env):
 
     def get_state(self) -> bytes:
         """The whole env (game, generators, pool, opponents) pickled, to resume training exactly."""
-        return pickle.dumps(self.__dict__)
+        buf = io.BytesIO()
+        _StatePickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(self.__dict__)
+        return buf.getvalue()
 
     def set_state(self, state: bytes) -> None:
         """Restore what ``get_state`` returned."""

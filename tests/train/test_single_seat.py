@@ -182,13 +182,14 @@ def test_fixed_seat_and_seeding():
     assert [o.tobytes() for o in c[0]] != runs[0][0][3]
 
 
-def test_state_round_trip_continues_identically():
-    env = SingleSeatEnv("picchetto", flags={"episode": "hand"})
+@pytest.mark.parametrize(("game", "flags"), [SETUPS[0], SETUPS[3], SETUPS[6]], ids=[IDS[0], IDS[3], IDS[6]])
+def test_state_round_trip_continues_identically(game, flags):
+    env = SingleSeatEnv(game, flags=flags)
     env.reset(seed=1)
     env.step(int(np.flatnonzero(env.action_masks())[0]))
     state = env.get_state()
     first = play_episode_from_here(env, np.random.default_rng(5))
-    other = SingleSeatEnv("picchetto", flags={"episode": "hand"})
+    other = SingleSeatEnv(game, flags=flags)
     other.set_state(state)
     assert play_episode_from_here(other, np.random.default_rng(5)) == first
 

@@ -1,0 +1,409 @@
+"""Train a card-playing agent with MaskablePPO (sb3-contrib) on one seat of a Mazzo game.
+
+    python -m train.ppo --config configs/briscola5/ppo.yaml                 # what `make train` runs
+    python -m train.ppo --config configs/pigugnin/ppo.yaml --seed 2 --env.num_players 5
+    python -m train.ppo --config configs/briscola5/ppo.yaml --resume runs/<run>/last.zip --total_timesteps 400000
+    python -m train.ppo --help                                              # every key, with its doc
+
+The config file's keys are the fields of ``Args`` below (game flags under ``env:``); any key can
+be overridden on the command line (``train/config.py``). The learner plays one seat of the game
+through ``train.single_seat.SingleSeatEnv``; the other seats are ``opponents`` (plus frozen
+snapshots of the learner with ``selfplay: true``). Every ``eval_every`` steps the greedy policy
+is evaluated with the evaluation tool's duplicate deals (``train.evaluate.head_to_head``) against
+each of ``eval_opponents``; the best one (against the first of them) and the last one are kept.
+
+Outputs, in ``runs/{game}__{exp_name}__{seed}__{unix time}/``:
+
+| file                 | what                                                                    |
+|----------------------|-------------------------------------------------------------------------|
+| ``config.yaml``      | the resolved ``Args`` (rerun with ``--config`` on it)                   |
+| ``tb/``              | TensorBoard scalars (``rollout/*``, ``train/*``, ``eval/vs_<opp>/mean`` ...) |
+| ``metrics.csv``      | one row per rollout: steps, episodes, mean episode return (game units), losses |
+| ``eval.csv``         | one row per evaluation and opponent: mean, 95% CI, deals                |
+| ``best.zip``, ``last.zip`` | checkpoints (``last_state.pkl``: what an exact resume needs)      |
+| ``snapshots/``       | self-play snapshots (play-only checkpoints)                             |
+| ``final_eval.json``  | the final evaluation of ``best.zip`` on fresh deals, with reference levels |
+| ``report.md``, ``learning_curve.png`` | the run's report and its learning curve              |
+
+Resuming from ``runs/<run>/last.zip`` continues that run in its directory and, with its
+``last_state.pkl`` beside it, gives the same result as an uninterrupted run of the same config.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import pickle
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from agents.registry import make_agent
+from envs.core.errors import ConfigError
+from envs.registry import GAMES, make_raw_env
+from train.config import parse_args, to_dict
+
+
+@dataclass
+class Args:
+    exp_name: str = "ppo"
+    """experiment name: the second part of the run name {game}__{exp_name}__{seed}__{time}"""
+    game: str = "briscola5"
+    """the game: briscola5, pigugnin or picchetto"""
+    env: dict = field(default_factory=dict)
+    """game flags, the keywords of the game's env() (e.g. {num_players: 5, episode: hand})"""
+    seed: int = 1
+    """seeds Python, NumPy, torch and every environment; evaluation deals derive from it"""
+    total_timesteps: int = 200_000
+    """learner decisions to train for in total (a resumed run counts the steps already done)"""
+    n_envs: int = 4
+    """parallel environments"""
+    vec_env: str = "dummy"
+    """'dummy' (all envs in this process) or 'subproc' (one process per env)"""
+    opponents: str | list = "random"
+    """training opponents: an agent spec, a comma-separated string or a list (random, heuristic, ppo:PATH, pretrained:GAME)"""
+    seat: str | int = "random"
+    """the learner's seat: 'random' (drawn every episode) or a fixed seat number"""
+    reward_scale: float = 1.0
+    """the learner's rewards are multiplied by this during training (reports use game units)"""
+
+    learning_rate: float = 3.0e-4
+    """Adam learning rate"""
+    n_steps: int = 256
+    """steps per environment per rollout"""
+    batch_size: int = 256
+    """minibatch size"""
+    n_epochs: int = 4
+    """optimisation epochs per rollout"""
+    gamma: float = 1.0
+    """discount factor (card games are short and scored at the end)"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    clip_range: float = 0.2
+    """PPO clipping parameter"""
+    ent_coef: float = 0.01
+    """entropy bonus coefficient"""
+    vf_coef: float = 0.5
+    """value loss coefficient"""
+    max_grad_norm: float = 0.5
+    """gradient clipping norm"""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """hidden layer sizes of the policy and of the value network (separate networks)"""
+
+    selfplay: bool = False
+    """add frozen snapshots of the learner to the opponent pool every snapshot_every steps"""
+    snapshot_every: int = 50_000
+    """steps between self-play snapshots"""
+    snapshot_share: float = 0.5
+    """share of opponent seats played by snapshots, once there are some"""
+    max_snapshots: int = 5
+    """snapshots kept in the pool (the oldest leaves)"""
+
+    eval_every: int = 50_000
+    """steps between evaluations (and last-checkpoint saves); 0 evaluates only at the start and the end"""
+    eval_deals: int = 100
+    """deals per periodic evaluation (each replayed with the learner at every seat)"""
+    eval_opponents: list = field(default_factory=lambda: ["heuristic", "random"])
+    """opponent specs of the evaluations; the first one picks the best checkpoint"""
+    final_deals: int = 500
+    """deals of the final evaluation of best.zip (fresh deals, not those of the periodic evaluations)"""
+    reference_levels: bool = True
+    """also evaluate the heuristic and the random player in the learner's seat (the plot's reference lines)"""
+    eval_workers: int = 1
+    """worker processes of the final and reference evaluations"""
+
+    resume: str | None = None
+    """checkpoint (.zip) to continue training from"""
+    runs_dir: str = "runs"
+    """where run directories are created"""
+    torch_threads: int = 1
+    """torch CPU threads (1: reproducible and fair to other jobs)"""
+    progress: bool = True
+    """show a progress bar"""
+
+
+def check_args(args: Args) -> dict[str, Any]:
+    """Validate everything before training; returns the checkpoint metadata of this setup."""
+    if args.game not in GAMES:
+        raise ConfigError(f"invalid value {args.game!r} for 'game'; allowed: {', '.join(GAMES)}")
+    raw = make_raw_env(args.game, **args.env)  # unknown or invalid flags raise ConfigError here
+    positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals", "final_deals",
+                "snapshot_every", "max_snapshots", "eval_workers", "torch_threads")
+    for key in positive:
+        if getattr(args, key) < 1:
+            raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: an int >= 1")
+    for key, lo, hi in (("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0), ("snapshot_share", 0.0, 1.0),
+                        ("clip_range", 0.0, 10.0), ("learning_rate", 0.0, 1.0)):
+        if not lo <= getattr(args, key) <= hi or (key in ("gamma", "learning_rate", "clip_range") and getattr(args, key) == 0):
+            raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: a number in ({lo}, {hi}]")
+    if args.eval_every < 0:
+        raise ConfigError(f"invalid value {args.eval_every!r} for 'eval_every'; allowed: an int >= 0")
+    if args.vec_env not in ("dummy", "subproc"):
+        raise ConfigError(f"invalid value {args.vec_env!r} for 'vec_env'; allowed: 'dummy', 'subproc'")
+    if not args.net_arch or not all(isinstance(n, int) and n > 0 for n in args.net_arch):
+        raise ConfigError(f"invalid value {args.net_arch!r} for 'net_arch'; allowed: a list of ints > 0")
+    if not args.eval_opponents:
+        raise ConfigError("'eval_opponents' is empty; give at least one agent spec, e.g. [heuristic, random]")
+    opponents = args.opponents.split(",") if isinstance(args.opponents, str) else list(args.opponents)
+    for spec in [*opponents, *args.eval_opponents]:
+        try:
+            make_agent(str(spec).strip(), args.game)
+        except ImportError as e:
+            raise ConfigError(f"agent {spec!r} is not available for {args.game}: {e}") from None
+    meta = {
+        "game": args.game,
+        "flags": dict(args.env),
+        "obs_shape": list(raw.observation_space(raw.possible_agents[0])["observation"].shape),
+        "num_actions": int(raw.action_space(raw.possible_agents[0]).n),
+    }
+    if args.seat != "random" and not (isinstance(args.seat, int) and 0 <= args.seat < len(raw.possible_agents)):
+        raise ConfigError(f"invalid value {args.seat!r} for 'seat'; allowed: 'random' or 0..{len(raw.possible_agents) - 1}")
+    if args.resume is not None:
+        from agents.trained import read_metadata
+
+        old = read_metadata(args.resume)  # missing file / not a checkpoint: clear error
+        for key in ("game", "obs_shape", "num_actions"):
+            if old.get(key) != meta[key]:
+                raise ConfigError(
+                    f"cannot resume from {args.resume}: it was trained with {key}={old.get(key)!r}, "
+                    f"this config has {key}={meta[key]!r}"
+                )
+    return meta
+
+
+def make_env_fn(args: Args, snapshots: list[str]):
+    """A picklable factory of one training env (Monitor-free: VecMonitor counts episodes)."""
+
+    def thunk():
+        from train.single_seat import SingleSeatEnv
+
+        env = SingleSeatEnv(args.game, opponents=args.opponents, seat=args.seat, flags=args.env,
+                            reward_scale=args.reward_scale, snapshot_share=args.snapshot_share,
+                            max_snapshots=args.max_snapshots)
+        for spec in snapshots:
+            env.add_opponent(spec)
+        return env
+
+    return thunk
+
+
+def head_to_head_row(game: str, candidate: Any, opponent: str, deals: int, seed: int, flags: dict, workers: int) -> dict:
+    """One evaluation through the evaluation tool: the candidate at every seat in turn, ``opponent`` elsewhere."""
+    from train.evaluate import head_to_head
+
+    r = head_to_head(game, candidate, opponent, num_deals=deals, seed=seed, flags=flags, workers=workers)
+    return {"opponent": opponent, **{k: r[k] for k in ("mean", "low", "high", "ci95", "n_deals")},
+            "mean_per_hand": r.get("mean_per_hand")}
+
+
+EVAL_SEED, FINAL_SEED = 1_000_003, 2_000_003  # offsets: periodic and final deals never coincide
+METRIC_KEYS = ("loss", "policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction",
+               "explained_variance")
+
+
+def append_csv(path: Path, row: dict[str, Any]) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(row))
+        if new:
+            w.writeheader()
+        w.writerow(row)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    args = parse_args(Args, sys.argv[1:] if argv is None else argv, prog="python -m train.ppo")
+    meta = check_args(args)
+
+    # Heavy imports only after the config is known to be good.
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    from agents.trained import TrainedAgent, save_checkpoint, slim_checkpoint
+    from train.report import write_report
+
+    # -- run directory --------------------------------------------------------------------------------
+    resume_state: dict[str, Any] | None = None
+    if args.resume and (Path(args.resume).parent / "config.yaml").exists():
+        run_dir = Path(args.resume).resolve().parent  # continue that run where it was
+        state_file = Path(args.resume).with_name(Path(args.resume).stem + "_state.pkl")
+        if state_file.exists():
+            resume_state = pickle.loads(state_file.read_bytes())
+    else:
+        run_dir = Path(args.runs_dir) / f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    run_name = run_dir.name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(args), sort_keys=False))
+    meta = {**meta, "run_name": run_name, "config": to_dict(args)}
+
+    # -- seeding: the only place global generators are seeded ------------------------------------------
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+
+    # -- environments ---------------------------------------------------------------------------------
+    snapshots = resume_state["snapshots"] if resume_state else []
+    fns = [make_env_fn(args, snapshots) for _ in range(args.n_envs)]
+    vec = VecMonitor(SubprocVecEnv(fns) if args.vec_env == "subproc" else DummyVecEnv(fns))
+
+    # -- model ----------------------------------------------------------------------------------------
+    if args.resume:
+        model = MaskablePPO.load(args.resume, env=vec, device="cpu", force_reset=resume_state is None)
+        if resume_state is None:
+            vec.seed(args.seed + model.num_timesteps)  # no saved env state: fresh deals, still seeded
+        else:
+            for i, s in enumerate(resume_state["envs"]):
+                vec.env_method("set_state", s, indices=[i])
+            for key, value in resume_state["monitor"].items():  # episodes in progress keep their counts
+                setattr(vec, key, value)
+            random.setstate(resume_state["rng"]["python"])
+            np.random.set_state(resume_state["rng"]["numpy"])
+            torch.set_rng_state(resume_state["rng"]["torch"])
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", vec, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
+            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
+            ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
+            policy_kwargs={"net_arch": list(args.net_arch)}, seed=args.seed, device="cpu", verbose=0,
+        )
+    model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+
+    # -- evaluation, checkpoints and self-play, at rollout boundaries ----------------------------------
+    def evaluate_now(step: int) -> list[dict]:
+        agent = TrainedAgent.from_model(model, args.game, meta)
+        rows = []
+        for opp in args.eval_opponents:
+            row = head_to_head_row(args.game, agent, opp, args.eval_deals, EVAL_SEED + args.seed, args.env, 1)
+            rows.append({"step": step, **row})
+            append_csv(run_dir / "eval.csv", rows[-1])
+            tag = opp.replace(":", "_").replace("/", "_")
+            model.logger.record(f"eval/vs_{tag}/mean", row["mean"])
+            model.logger.record(f"eval/vs_{tag}/ci95", row["ci95"])
+        return rows
+
+    class Schedule(BaseCallback):
+        """Logs metrics.csv, evaluates, saves best/last and self-play snapshots between rollouts."""
+
+        def __init__(self, state: dict[str, Any] | None):
+            super().__init__()
+            self.s = state or {"next_eval": 0, "next_snapshot": args.snapshot_every, "best": None,
+                               "episodes": 0, "started": time.time(), "snapshots": list(snapshots)}
+
+        def _on_step(self) -> bool:
+            self.s["episodes"] += int(np.sum(self.locals["dones"]))
+            return True
+
+        def _on_rollout_start(self) -> None:
+            step = self.model.num_timesteps
+            if step > self.s.get("logged", 0):
+                self.log_metrics(step)
+            if step >= self.s["next_eval"]:
+                self.evaluate(step)
+            if args.selfplay and step >= self.s["next_snapshot"]:
+                path = run_dir / "snapshots" / f"step_{step}.zip"
+                save_checkpoint(self.model, path, meta)
+                slim_checkpoint(path, path)
+                self.training_env.env_method("add_opponent", f"ppo:{path}")
+                self.s["snapshots"].append(f"ppo:{path}")
+                self.s["next_snapshot"] = step + args.snapshot_every
+
+        def log_metrics(self, step: int) -> None:
+            self.s["logged"] = step
+            eps = list(self.model.ep_info_buffer)
+            values = self.model.logger.name_to_value
+            append_csv(run_dir / "metrics.csv", {
+                "step": step, "episodes": self.s["episodes"],
+                "ep_return_mean": np.mean([e["r"] for e in eps]) / args.reward_scale if eps else "",
+                "ep_len_mean": np.mean([e["l"] for e in eps]) if eps else "",
+                "time": round(time.time() - self.s["started"], 2),
+                **{k: values.get(f"train/{k}", "") for k in METRIC_KEYS},
+            })
+
+        def evaluate(self, step: int) -> None:
+            rows = evaluate_now(step)
+            if self.s["best"] is None or rows[0]["mean"] > self.s["best"]:
+                self.s["best"] = rows[0]["mean"]
+                save_checkpoint(self.model, run_dir / "best.zip", meta)
+            if args.eval_every:
+                self.s["next_eval"] = step + args.eval_every
+            else:
+                self.s["next_eval"] = float("inf")
+            self.save_last()
+
+        def save_last(self) -> None:
+            self.s["elapsed"] = time.time() - self.s["started"]
+            save_checkpoint(self.model, run_dir / "last.zip", meta)
+            state = {
+                "envs": self.training_env.env_method("get_state"),
+                "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
+                "callback": self.s, "snapshots": self.s["snapshots"],
+                "monitor": {k: getattr(vec, k) for k in ("episode_returns", "episode_lengths", "episode_count")},
+            }
+            (run_dir / "last_state.pkl").write_bytes(pickle.dumps(state))
+
+    schedule = Schedule(resume_state["callback"] if resume_state else None)
+    schedule.s["started"] = time.time() - schedule.s.get("elapsed", 0.0)  # wall time counts training only
+    remaining = args.total_timesteps - model.num_timesteps
+    print(f"run {run_name}: training {args.game} for {max(remaining, 0)} steps "
+          f"({model.num_timesteps} done) against {args.opponents}", flush=True)
+    if remaining > 0:
+        model.learn(remaining, callback=schedule, reset_num_timesteps=not args.resume, progress_bar=args.progress)
+    else:
+        schedule.init_callback(model)
+    step = model.num_timesteps
+    if step > schedule.s.get("logged", 0):
+        schedule.log_metrics(step)
+    if not (run_dir / "eval.csv").exists() or step > max(r["step"] for r in read_eval(run_dir)):
+        schedule.evaluate(step)  # the end of the curve (and best.zip if it is the best)
+    else:
+        schedule.save_last()
+    vec.close()
+
+    # -- final evaluation of best.zip on fresh deals, with the reference levels -------------------------
+    best = TrainedAgent(run_dir / "best.zip", args.game, flags=args.env)
+    final = {"checkpoint": str(run_dir / "best.zip"), "best_step": best.meta["num_timesteps"], "rows": []}
+    for opp in args.eval_opponents:
+        row = head_to_head_row(args.game, best, opp, args.final_deals, FINAL_SEED + args.seed, args.env, 1)
+        if args.reference_levels:
+            for ref in ("heuristic", "random"):
+                r = head_to_head_row(args.game, ref, opp, args.final_deals, FINAL_SEED + args.seed, args.env,
+                                     args.eval_workers)
+                row[f"{ref}_mean"], row[f"{ref}_low"], row[f"{ref}_high"] = r["mean"], r["low"], r["high"]
+        final["rows"].append(row)
+    (run_dir / "final_eval.json").write_text(json.dumps(final, indent=1))
+    command = "python -m train.ppo " + " ".join(sys.argv[1:] if argv is None else argv)
+    report = write_report(run_dir, to_dict(args), final, command=command)
+    print(report.read_text(), flush=True)
+    print(f"run directory: {run_dir}", flush=True)
+    return run_dir
+
+
+def read_eval(run_dir: Path) -> list[dict[str, Any]]:
+    """The rows of a run's eval.csv, numbers parsed."""
+    with (run_dir / "eval.csv").open() as f:
+        return [{k: (v if k == "opponent" else float(v) if v not in ("", "None") else None) for k, v in r.items()}
+                for r in csv.DictReader(f)]
+
+
+def cli() -> None:
+    """Entry point: clear one-line errors for bad configs and missing checkpoints."""
+    try:
+        main()
+    except (ConfigError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    cli()
