@@ -149,10 +149,26 @@ def prepare(game: str, players: list[Any], *, num_deals: int = 1, seed: int = 0,
     return job, (env, agents, scorer_for(game))
 
 
-def _progress(total: int, desc: str, enabled: bool):
-    from tqdm import tqdm
+class _NoBar:
+    def __enter__(self):
+        return self
 
-    return tqdm(total=total, unit="deal", desc=desc, disable=not (enabled and sys.stderr.isatty()))
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+
+def _progress(total: int, desc: str, enabled: bool):
+    """A tqdm bar on a terminal; nothing otherwise (or when tqdm, a ``train`` extra, is missing)."""
+    if not (enabled and sys.stderr.isatty()):
+        return _NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar()
+    return tqdm(total=total, unit="deal", desc=desc)
 
 
 def _mp_context():
