@@ -31,7 +31,7 @@ for agent in env.agent_iter():
     obs, reward, termination, truncation, info = env.last()
     action = None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0])
     env.step(action)
-print(env.infos["player_0"]["result"]["outcome"])
+print(info["result"]["outcome"])  # e.g. ["win", "lose", "lose", "win"]
 ```
 
 ## Flags
