@@ -85,10 +85,12 @@ def slim_checkpoint(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
     read_metadata(src)
     dst.parent.mkdir(parents=True, exist_ok=True)
     keep = ("data", "policy.pth", META_NAME, "_stable_baselines3_version", "system_info.txt")
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+    tmp = dst.with_name(dst.name + ".tmp")  # src may be dst: write aside, then replace
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zout:
         for name in keep:
             if name in zin.namelist():
                 zout.writestr(name, zin.read(name))
+    os.replace(tmp, dst)
     return dst
 
 

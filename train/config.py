@@ -68,6 +68,15 @@ def _type_name(types_: tuple[type, ...]) -> str:
 def _check_value(cls: type, key: str, value: Any, where: str) -> Any:
     hints = typing.get_type_hints(cls)
     allowed = _allowed_types(hints[key])
+    if isinstance(value, str) and str not in allowed:
+        # PyYAML reads 1e-3 (no dot) as a string: accept numbers written that way.
+        for kind in (int, float):
+            if kind in allowed:
+                try:
+                    value = kind(value)
+                    break
+                except ValueError:
+                    pass
     if float in allowed and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     ok = isinstance(value, allowed) and not (isinstance(value, bool) and bool not in allowed)
@@ -146,7 +155,7 @@ def parse_args(cls: type, argv: list[str], prog: str = "train") -> Any:
             raise ConfigError(f"command line: expected --KEY VALUE, got {arg!r} (see --help)")
         key, eq, text = arg[2:].partition("=")
         if not eq:
-            if i + 1 >= len(argv):
+            if i + 1 >= len(argv) or argv[i + 1].startswith("--"):
                 raise ConfigError(f"command line: --{key} needs a value")
             text = argv[i + 1]
             i += 1

@@ -1,0 +1,197 @@
+"""train/ppo.py end to end with tiny budgets: every game, resume, self-play, vector envs, bad input."""
+
+from __future__ import annotations
+
+import csv
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from stable_baselines3.common.save_util import load_from_zip_file  # noqa: E402
+
+from agents import make_agent  # noqa: E402
+from agents.trained import TrainedAgent, read_metadata  # noqa: E402
+from envs.core.errors import ConfigError  # noqa: E402
+from train.config import load_config, parse_args  # noqa: E402
+from train.evaluate import head_to_head  # noqa: E402
+from train.ppo import Args, check_args, main  # noqa: E402
+from train.single_seat import SingleSeatEnv  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = ("briscola5", "pigugnin", "picchetto")
+TINY = ["--total_timesteps", "256", "--n_envs", "2", "--n_steps", "64", "--batch_size", "64", "--n_epochs", "1",
+        "--eval_every", "128", "--eval_deals", "2", "--final_deals", "2", "--net_arch", "[16]", "--progress", "false"]
+# Even smaller, in-process, for the exactness checks.
+FAST = [*TINY, "--reference_levels", "false", "--eval_opponents", "[random]"]
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "train.ppo", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env={"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)})
+
+
+def policy_params(path: Path) -> dict:
+    return load_from_zip_file(path, device="cpu")[1]["policy"]
+
+
+def same_params(a: Path, b: Path) -> bool:
+    pa, pb = policy_params(a), policy_params(b)
+    return pa.keys() == pb.keys() and all(torch.equal(pa[k], pb[k]) for k in pa)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_smoke_run_of_each_committed_config(game, tmp_path):
+    out = run_cli("--config", f"configs/{game}/ppo.yaml", *TINY, "--runs_dir", str(tmp_path))
+    assert out.returncode == 0, out.stderr[-3000:]
+    (run,) = tmp_path.iterdir()
+    assert run.name.startswith(f"{game}__ppo__1__")
+    for name in ("config.yaml", "best.zip", "last.zip", "last_state.pkl", "metrics.csv", "eval.csv",
+                 "final_eval.json", "report.md", "learning_curve.png"):
+        assert (run / name).is_file(), name
+    assert any((run / "tb").iterdir())  # TensorBoard events
+    evals = rows(run / "eval.csv")
+    assert [(r["step"], r["opponent"]) for r in evals] == [
+        (s, o) for s in ("0", "128", "256") for o in ("heuristic", "random")]
+    assert [r["step"] for r in rows(run / "metrics.csv")] == ["128", "256"]
+    report = (run / "report.md").read_text()
+    assert "## Final evaluation of best.zip" in report and "| heuristic |" in report and "| random |" in report
+    assert "heuristic in its seat" in report and "learning_curve.png" in report
+    assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    meta = read_metadata(run / "best.zip")
+    assert meta["game"] == game and meta["run_name"] == run.name and meta["config"]["game"] == game
+    # the result plays as a player, in the evaluation tool and in an opponent pool
+    agent = make_agent(f"ppo:{run / 'best.zip'}", game, flags=meta["flags"])
+    assert isinstance(agent, TrainedAgent)
+    r = head_to_head(game, f"ppo:{run / 'best.zip'}", "random", num_deals=2, flags=meta["flags"])
+    assert r["n_deals"] == 2
+    env = SingleSeatEnv(game, opponents=f"ppo:{run / 'last.zip'}", flags=meta["flags"])
+    env.reset(seed=0)
+    assert all(isinstance(a, TrainedAgent) for a in env.seated.values())
+    if game == "picchetto":  # resume the run from its last checkpoint, as a user would
+        out = run_cli("--config", f"configs/{game}/ppo.yaml", *TINY, "--total_timesteps", "384",
+                      "--resume", str(run / "last.zip"))
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert [r["step"] for r in rows(run / "metrics.csv")] == ["128", "256", "384"]
+        assert rows(run / "eval.csv")[-1]["step"] == "384"
+        assert read_metadata(run / "last.zip")["num_timesteps"] == 384
+
+
+def test_resume_gives_the_same_result_as_an_uninterrupted_run(tmp_path):
+    args = ["--game", "briscola5", *FAST]
+    straight = main([*args, "--runs_dir", str(tmp_path / "a")])
+    first = main([*args, "--total_timesteps", "128", "--runs_dir", str(tmp_path / "b")])
+    resumed = main([*args, "--resume", str(first / "last.zip")])
+    assert resumed == first  # the run continues in its own directory
+    assert same_params(straight / "last.zip", resumed / "last.zip")
+    assert rows(straight / "eval.csv") == rows(resumed / "eval.csv")
+    strip = [{k: v for k, v in r.items() if k != "time"} for r in rows(straight / "metrics.csv")]
+    assert strip == [{k: v for k, v in r.items() if k != "time"} for r in rows(resumed / "metrics.csv")]
+    # a different seed trains a different policy (the comparison above can fail)
+    other = main([*args, "--seed", "2", "--runs_dir", str(tmp_path / "c")])
+    assert not same_params(straight / "last.zip", other / "last.zip")
+
+
+def test_subproc_vec_env_trains_the_same_policy(tmp_path):
+    args = ["--game", "pigugnin", "--env.episode", "hand", *FAST, "--total_timesteps", "128"]
+    dummy = main([*args, "--runs_dir", str(tmp_path / "d")])
+    subproc = main([*args, "--vec_env", "subproc", "--runs_dir", str(tmp_path / "s")])
+    assert same_params(dummy / "last.zip", subproc / "last.zip")
+
+
+def test_selfplay_adds_frozen_snapshots_to_the_pool(tmp_path):
+    run = main(["--game", "picchetto", "--env.episode", "hand", *FAST, "--total_timesteps", "512",
+                "--selfplay", "true", "--snapshot_every", "64",
+                "--max_snapshots", "2", "--snapshot_share", "1.0", "--runs_dir", str(tmp_path)])
+    snaps = sorted((run / "snapshots").glob("*.zip"))
+    # snapshots are taken between rollouts (every 128 steps here) once snapshot_every steps have passed
+    assert [p.name for p in snaps] == ["step_128.zip", "step_256.zip", "step_384.zip"]
+    state = pickle.loads((run / "last_state.pkl").read_bytes())
+    env = SingleSeatEnv("picchetto", flags={"episode": "hand"})
+    env.set_state(state["envs"][0])
+    assert env.pool.snapshots == [f"ppo:{run / 'snapshots' / n}" for n in ("step_256.zip", "step_384.zip")]
+    env.reset()
+    assert all(isinstance(a, TrainedAgent) for a in env.seated.values())  # snapshot_share 1: snapshots only
+    assert TrainedAgent(snaps[0], "picchetto").meta["num_timesteps"] == 128
+
+
+def write(tmp_path: Path, text: str) -> str:
+    p = tmp_path / "cfg.yaml"
+    p.write_text(text)
+    return str(p)
+
+
+@pytest.mark.parametrize(
+    ("argv", "error", "message"),
+    [
+        (["--lerning_rate", "0.1"], ConfigError, "command line: unknown config key 'lerning_rate'; did you mean "
+                                                 "'learning_rate'?"),
+        (["--n_envs", "two"], ConfigError, "invalid value 'two' for 'n_envs': expected int"),
+        (["--n_envs", "0"], ConfigError, "invalid value 0 for 'n_envs'; allowed: an int >= 1"),
+        (["--gamma", "1.5"], ConfigError, "invalid value 1.5 for 'gamma'"),
+        (["--vec_env", "gpu"], ConfigError, "invalid value 'gpu' for 'vec_env'; allowed: 'dummy', 'subproc'"),
+        (["--game", "scopa"], ConfigError, "invalid value 'scopa' for 'game'; allowed: briscola5, pigugnin, picchetto"),
+        (["--game", "pigugnin", "--env.num_players", "6"], ConfigError, "num_players"),
+        (["--env.bogus", "1"], ConfigError, "bogus"),
+        (["--eval_opponents", "[strong]"], ConfigError, "unknown agent 'strong'"),
+        (["--opponents", "random,champion"], ConfigError, "unknown agent 'champion'"),
+        (["--seat", "7"], ConfigError, "invalid value 7 for 'seat'"),
+        (["--resume", "/nonexistent/last.zip"], FileNotFoundError, "checkpoint not found"),
+        (["--config", "/nonexistent.yaml"], ConfigError, "config file not found"),
+        (["--total_timesteps"], ConfigError, "--total_timesteps needs a value"),
+        (["oops"], ConfigError, "expected --KEY VALUE"),
+    ],
+)
+def test_bad_input_fails_before_training(tmp_path, argv, error, message):
+    with pytest.raises(error, match=message.replace("(", r"\(").replace("?", r"\?").replace("[", r"\[")):
+        main(["--runs_dir", str(tmp_path / "runs"), *argv])
+    assert not (tmp_path / "runs").exists()  # nothing was started
+
+
+def test_bad_config_files(tmp_path):
+    with pytest.raises(ConfigError, match=r"cfg.yaml: unknown config key 'totl_timesteps'; did you mean "
+                                          r"'total_timesteps'\?"):
+        load_config(Args, write(tmp_path, "totl_timesteps: 5\n"))
+    with pytest.raises(ConfigError, match="cfg.yaml: invalid value 'fast' for 'learning_rate': expected float"):
+        load_config(Args, write(tmp_path, "learning_rate: fast\n"))
+    with pytest.raises(ConfigError, match="a config file must be a mapping"):
+        load_config(Args, write(tmp_path, "- 1\n- 2\n"))
+    args = parse_args(Args, ["--config", write(tmp_path, "seed: 4\nenv: {num_hands: 2}\n"), "--env.min_bid", "70",
+                             "--exp_name", "123", "--learning_rate=1e-3"])
+    assert (args.seed, args.env, args.exp_name, args.learning_rate) == (4, {"num_hands": 2, "min_bid": 70}, "123", 1e-3)
+
+
+def test_resume_from_another_game_is_refused(tmp_path):
+    run = main(["--game", "picchetto", "--env.episode", "hand", *FAST, "--total_timesteps", "128",
+                "--runs_dir", str(tmp_path)])
+    with pytest.raises(ConfigError, match="cannot resume from .*game='picchetto', this config has game='briscola5'"):
+        main(["--game", "briscola5", *FAST, "--resume", str(run / "last.zip")])
+    with pytest.raises(ConfigError, match="cannot resume from .*obs_shape=\\[546\\].*obs_shape=\\[672\\]"):
+        pig = main(["--game", "pigugnin", "--env.episode", "hand", *FAST, "--total_timesteps", "128",
+                    "--runs_dir", str(tmp_path / "p")])
+        main(["--game", "pigugnin", "--env.num_players", "5", *FAST, "--resume", str(pig / "last.zip")])
+
+
+def test_cli_errors_and_help():
+    out = run_cli("--config", "configs/briscola5/ppo.yaml", "--lerning_rate", "1")
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: command line: unknown config key 'lerning_rate'")
+    assert "Traceback" not in out.stderr
+    out = run_cli("--help")
+    assert out.returncode == 0
+    assert "--total_timesteps (default: 200000)" in out.stdout and "learner decisions to train for" in out.stdout
+
+
+@pytest.mark.parametrize("path", sorted(str(p.relative_to(ROOT)) for p in (ROOT / "configs").glob("*/*.yaml")))
+def test_committed_configs_are_valid(path):
+    args = load_config(Args, ROOT / path)
+    meta = check_args(args)
+    assert args.game == Path(path).parent.name == meta["game"]
