@@ -12,23 +12,7 @@ from envs import briscola5_v0
 from envs.briscola5.game import NUM_TRICKS
 from envs.briscola5.observation import decode
 from envs.core.errors import ConfigError
-
-
-def play(env, agents, seed):
-    env.reset(seed=seed)
-    for agent in agents.values():
-        agent.reset()
-    returns = dict.fromkeys(env.possible_agents, 0)
-    for name in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        returns[name] += reward
-        if term or trunc:
-            env.step(None)
-            continue
-        action = agents[name].act(obs)
-        assert obs["action_mask"][action] == 1, (name, action)
-        env.step(action)
-    return returns
+from tests.agents.common import play
 
 
 @pytest.mark.parametrize("spec", ["random", "heuristic"])

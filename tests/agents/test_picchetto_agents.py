@@ -10,21 +10,7 @@ from agents import Agent, make_agent
 from agents.picchetto_heuristic import keep_values
 from envs import picchetto_v0
 from envs.core.cards import FRENCH
-
-
-def play(env, lineup, seed):
-    env.reset(seed=seed)
-    returns = dict.fromkeys(env.possible_agents, 0.0)
-    for name in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        returns[name] += reward
-        if term or trunc:
-            env.step(None)
-            continue
-        action = lineup[name].act(obs)
-        assert obs["action_mask"][action] == 1, (name, action)
-        env.step(action)
-    return returns
+from tests.agents.common import play
 
 
 def test_heuristic_never_plays_an_illegal_action():

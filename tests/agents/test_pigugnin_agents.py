@@ -9,21 +9,7 @@ import pytest
 
 from agents import Agent, make_agent
 from envs import pigugnin_v0
-
-
-def play(env, lineup, seed):
-    env.reset(seed=seed)
-    returns = dict.fromkeys(env.possible_agents, 0.0)
-    for name in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        returns[name] += reward
-        if term or trunc:
-            env.step(None)
-            continue
-        action = lineup[name].act(obs)
-        assert obs["action_mask"][action] == 1, (name, action)
-        env.step(action)
-    return returns
+from tests.agents.common import play
 
 
 @pytest.mark.parametrize("num_players", [4, 5])

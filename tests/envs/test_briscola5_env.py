@@ -10,6 +10,7 @@ from pettingzoo.test import api_test, seed_test
 
 from envs import briscola5_v0
 from envs.core.errors import ConfigError, DealError, IllegalActionError
+from tests.envs.common import trajectory
 
 NON_DEFAULT = dict(
     first_dealer=3,
@@ -39,21 +40,9 @@ def test_pettingzoo_seed(flags):
     seed_test(lambda: briscola5_v0.env(**flags), num_cycles=200)
 
 
-def _trajectory(seed: int, **flags) -> list:
-    env = briscola5_v0.env(**flags)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    out = []
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        out.append((agent, obs["observation"].tobytes(), reward))
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return out
-
-
 def test_same_seed_same_trajectory_and_different_seeds_differ():
-    assert _trajectory(42, num_hands=2) == _trajectory(42, num_hands=2)
-    assert _trajectory(42, num_hands=2) != _trajectory(43, num_hands=2)
+    assert trajectory(briscola5_v0.env, 42, num_hands=2) == trajectory(briscola5_v0.env, 42, num_hands=2)
+    assert trajectory(briscola5_v0.env, 42, num_hands=2) != trajectory(briscola5_v0.env, 43, num_hands=2)
 
 
 def test_reset_without_seed_continues_the_stream():

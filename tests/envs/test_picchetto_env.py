@@ -16,6 +16,7 @@ from envs.core.flags import flags_table
 from envs.picchetto import env as env_module
 from envs.picchetto.game import FACE_MASK, FLAGS, TRICK_LEAD
 from envs.picchetto.observation import LAYOUT, PicchettoObserver, decode
+from tests.envs.common import trajectory
 from tests.envs.picchetto_helpers import card, cards, exchange_deal
 
 NON_DEFAULT = dict(
@@ -51,21 +52,9 @@ def test_pettingzoo_seed(flags):
     seed_test(lambda: picchetto_v0.env(**flags), num_cycles=300)
 
 
-def _trajectory(seed: int, **flags) -> list:
-    env = picchetto_v0.env(**flags)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    out = []
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        out.append((agent, obs["observation"].tobytes(), reward))
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return out
-
-
 def test_same_seed_same_trajectory_and_different_seeds_differ():
-    assert _trajectory(42, episode="game") == _trajectory(42, episode="game")
-    assert _trajectory(42, episode="game") != _trajectory(43, episode="game")
+    assert trajectory(picchetto_v0.env, 42, episode="game") == trajectory(picchetto_v0.env, 42, episode="game")
+    assert trajectory(picchetto_v0.env, 42, episode="game") != trajectory(picchetto_v0.env, 43, episode="game")
 
 
 def test_reset_without_seed_continues_the_stream():

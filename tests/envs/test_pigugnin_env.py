@@ -12,6 +12,7 @@ from envs import pigugnin_v0
 from envs.core.errors import ConfigError, DealError, IllegalActionError
 from envs.pigugnin.game import PigugninGame
 from envs.pigugnin.observation import decode
+from tests.envs.common import trajectory
 from tests.envs.pigugnin_helpers import JS, SEVEN_D, card_id, ids
 
 NON_DEFAULT = dict(
@@ -70,21 +71,9 @@ def _run(env, seed=None, options=None, policy=None, rng=None):
     return returns, result, steps
 
 
-def _trajectory(seed, **flags):
-    env = pigugnin_v0.env(**flags)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    out = []
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        out.append((agent, obs["observation"].tobytes(), reward))
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return out
-
-
 def test_same_seed_same_trajectory_and_different_seeds_differ():
-    assert _trajectory(42) == _trajectory(42)
-    assert _trajectory(42) != _trajectory(43)
+    assert trajectory(pigugnin_v0.env, 42) == trajectory(pigugnin_v0.env, 42)
+    assert trajectory(pigugnin_v0.env, 42) != trajectory(pigugnin_v0.env, 43)
 
 
 def test_reset_without_seed_continues_the_stream():
