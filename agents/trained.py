@@ -18,7 +18,8 @@ env's ``flags`` are given, otherwise on the first observation), so a Pigugnìn p
 vector and mask; it picks the most probable legal action (``deterministic=True``, the default) or
 samples from the masked policy with its own seeded generator.
 
-``TrainedAgent.pretrained(game)`` loads ``agents/pretrained/<game>.zip`` (play-only checkpoints:
+``TrainedAgent.pretrained(game)`` loads ``agents/pretrained/<game>.zip`` (play-only checkpoints made with
+``python -m agents.trained export runs/<run>/best.zip agents/pretrained/<game>.zip``:
 no optimizer state; see ``agents/pretrained/README.md``).
 """
 
@@ -216,3 +217,12 @@ class TrainedAgent(BaseAgent):
 
     def __repr__(self) -> str:
         return f"TrainedAgent({self.path!r}, game={self.game!r})"
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 4 or sys.argv[1] != "export":
+        raise SystemExit("usage: python -m agents.trained export runs/<run>/best.zip agents/pretrained/<game>.zip")
+    out = slim_checkpoint(sys.argv[2], sys.argv[3])
+    print(f"{out}: {out.stat().st_size / 1e6:.2f} MB, {read_metadata(out)['game']}")

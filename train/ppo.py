@@ -97,6 +97,15 @@ class Args:
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layer sizes of the policy and of the value network (separate networks)"""
 
+    bc_episodes: int = 0
+    """warm start: deals on which bc_teacher plays every seat, to imitate before PPO (0: no warm start)"""
+    bc_teacher: str = "heuristic"
+    """the agent spec imitated by the warm start"""
+    bc_epochs: int = 5
+    """passes over the warm start's decisions"""
+    bc_lr: float = 1.0e-3
+    """Adam learning rate of the warm start"""
+
     selfplay: bool = False
     """add frozen snapshots of the learner to the opponent pool every snapshot_every steps"""
     snapshot_every: int = 50_000
@@ -135,7 +144,7 @@ def check_args(args: Args) -> dict[str, Any]:
         raise ConfigError(f"invalid value {args.game!r} for 'game'; allowed: {', '.join(GAMES)}")
     raw = make_raw_env(args.game, **args.env)  # unknown or invalid flags raise ConfigError here
     positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals", "final_deals",
-                "snapshot_every", "max_snapshots", "eval_workers", "torch_threads")
+                "snapshot_every", "max_snapshots", "eval_workers", "torch_threads", "bc_epochs")
     for key in positive:
         if getattr(args, key) < 1:
             raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: an int >= 1")
@@ -143,8 +152,9 @@ def check_args(args: Args) -> dict[str, Any]:
                         ("clip_range", 0.0, 10.0), ("learning_rate", 0.0, 1.0)):
         if not lo <= getattr(args, key) <= hi or (key in ("gamma", "learning_rate", "clip_range") and getattr(args, key) == 0):
             raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: a number in ({lo}, {hi}]")
-    if args.eval_every < 0:
-        raise ConfigError(f"invalid value {args.eval_every!r} for 'eval_every'; allowed: an int >= 0")
+    for key in ("eval_every", "bc_episodes"):
+        if getattr(args, key) < 0:
+            raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: an int >= 0")
     if args.vec_env not in ("dummy", "subproc"):
         raise ConfigError(f"invalid value {args.vec_env!r} for 'vec_env'; allowed: 'dummy', 'subproc'")
     if not args.net_arch or not all(isinstance(n, int) and n > 0 for n in args.net_arch):
@@ -152,7 +162,7 @@ def check_args(args: Args) -> dict[str, Any]:
     if not args.eval_opponents:
         raise ConfigError("'eval_opponents' is empty; give at least one agent spec, e.g. [heuristic, random]")
     opponents = args.opponents.split(",") if isinstance(args.opponents, str) else list(args.opponents)
-    for spec in [*opponents, *args.eval_opponents]:
+    for spec in [*opponents, *args.eval_opponents, *([args.bc_teacher] if args.bc_episodes else [])]:
         try:
             make_agent(str(spec).strip(), args.game)
         except ImportError as e:
@@ -203,6 +213,8 @@ def head_to_head_row(game: str, candidate: Any, opponent: str, deals: int, seed:
             "mean_per_hand": r.get("mean_per_hand")}
 
 
+#: Args that define the training envs: a resume restores the envs' saved state only if none changed.
+ENV_KEYS = ("game", "env", "opponents", "seat", "reward_scale", "n_envs", "snapshot_share", "max_snapshots")
 EVAL_SEED, FINAL_SEED = 1_000_003, 2_000_003  # offsets: periodic and final deals never coincide
 METRIC_KEYS = ("loss", "policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction",
                "explained_variance")
@@ -228,7 +240,7 @@ def main(argv: list[str] | None = None) -> Path:
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    from agents.trained import TrainedAgent, save_checkpoint, slim_checkpoint
+    from agents.trained import TrainedAgent, read_metadata, save_checkpoint, slim_checkpoint
     from train.report import write_report
 
     # -- run directory --------------------------------------------------------------------------------
@@ -236,8 +248,13 @@ def main(argv: list[str] | None = None) -> Path:
     if args.resume and (Path(args.resume).parent / "config.yaml").exists():
         run_dir = Path(args.resume).resolve().parent  # continue that run where it was
         state_file = Path(args.resume).with_name(Path(args.resume).stem + "_state.pkl")
-        if state_file.exists():
+        old = read_metadata(args.resume).get("config", {})
+        same_envs = all(old.get(k) == getattr(args, k) for k in ENV_KEYS)
+        if state_file.exists() and same_envs:
             resume_state = pickle.loads(state_file.read_bytes())
+        elif state_file.exists():  # e.g. a curriculum: new flags or opponents, so fresh (seeded) envs
+            print(f"resume: {', '.join(k for k in ENV_KEYS if old.get(k) != getattr(args, k))} changed; "
+                  "the environments start afresh (the result is not that of an uninterrupted run)", flush=True)
     else:
         run_dir = Path(args.runs_dir) / f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
     run_name = run_dir.name
@@ -277,6 +294,18 @@ def main(argv: list[str] | None = None) -> Path:
             policy_kwargs={"net_arch": list(args.net_arch)}, seed=args.seed, device="cpu", verbose=0,
         )
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+    if args.bc_episodes and not args.resume:  # warm start by imitation (train/imitation.py)
+        from train.imitation import collect, pretrain
+
+        t0 = time.time()
+        demos = collect(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=args.seed,
+                        reward_scale=args.reward_scale)
+        stats = pretrain(model.policy, demos, epochs=args.bc_epochs, lr=args.bc_lr, seed=args.seed)
+        stats = {"teacher": args.bc_teacher, "episodes": args.bc_episodes, "seconds": round(time.time() - t0, 1),
+                 **stats}
+        (run_dir / "imitation.json").write_text(json.dumps(stats, indent=1))
+        print(f"warm start: imitated {args.bc_teacher} on {stats['samples']} decisions, "
+              f"accuracy {stats['accuracy']:.3f}", flush=True)
 
     # -- evaluation, checkpoints and self-play, at rollout boundaries ----------------------------------
     def evaluate_now(step: int) -> list[dict]:

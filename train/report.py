@@ -6,7 +6,10 @@
 | ``metrics.csv``              | the training-return curve (the opponents of training)        |
 | ``final_eval.json``          | the final table and the reference lines: the heuristic's and the random player's level in the learner's seat |
 
-Also usable on a finished run: ``python -m train.report runs/<run>`` rewrites both files.
+On finished runs:
+
+    python -m train.report runs/<run>                      # rewrite report.md and learning_curve.png
+    python -m train.report --table runs/<run1> runs/<run2>  # the results table of several runs (markdown)
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["write_report", "plot_learning_curve", "final_table"]
+__all__ = ["write_report", "plot_learning_curve", "final_table", "results_table"]
 
 
 def _read_csv(path: Path) -> list[dict[str, Any]]:
@@ -46,15 +49,15 @@ def _fmt(mean: float | None, low: float | None = None, high: float | None = None
     return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
-def _verdict(row: dict[str, Any]) -> str:
-    """Where the trained agent stands against the heuristic's level in the same seat, from the intervals."""
-    if row.get("heuristic_mean") is None:
+def _verdict(row: dict[str, Any], ref: str = "heuristic") -> str:
+    """Where the trained agent stands against ``ref``'s level in the same seat, from the 95% intervals."""
+    if row.get(f"{ref}_mean") is None:
         return ""
-    if row["low"] > row["heuristic_high"]:
-        return "above the heuristic"
-    if row["high"] < row["heuristic_low"]:
-        return "below the heuristic"
-    return "level with the heuristic (intervals overlap)"
+    if row["low"] > row[f"{ref}_high"]:
+        return "above"
+    if row["high"] < row[f"{ref}_low"]:
+        return "below"
+    return "level (intervals overlap)"
 
 
 def final_table(final: dict[str, Any]) -> str:
@@ -63,14 +66,15 @@ def final_table(final: dict[str, Any]) -> str:
     head = "| opponents at the other seats | trained agent | deals |"
     sep = "|---|---|---|"
     if refs:
-        head += " heuristic in its seat | random in its seat | trained vs heuristic |"
-        sep += "---|---|---|"
+        head += " heuristic in its seat | random in its seat | trained vs heuristic | trained vs random |"
+        sep += "---|---|---|---|"
     lines = [head, sep]
     for r in final["rows"]:
         line = f"| {r['opponent']} | {_fmt(r['mean'], r['low'], r['high'])} | {int(r['n_deals'])} |"
         if refs:
             line += (f" {_fmt(r.get('heuristic_mean'), r.get('heuristic_low'), r.get('heuristic_high'))} |"
-                     f" {_fmt(r.get('random_mean'), r.get('random_low'), r.get('random_high'))} | {_verdict(r)} |")
+                     f" {_fmt(r.get('random_mean'), r.get('random_low'), r.get('random_high'))} | {_verdict(r)} |"
+                     f" {_verdict(r, 'random')} |")
         lines.append(line)
     return "\n".join(lines)
 
@@ -117,6 +121,15 @@ def plot_learning_curve(run_dir: Path, final: dict[str, Any] | None = None) -> P
     return path
 
 
+def _imitation_line(run_dir: Path) -> list[str]:
+    path = run_dir / "imitation.json"
+    if not path.exists():
+        return []
+    s = json.loads(path.read_text())
+    return [f"* warm start: imitated `{s['teacher']}` on {s['samples']} decisions of {s['episodes']} deals "
+            f"(accuracy {s['accuracy']:.3f}, {s['seconds']} s), then PPO"]
+
+
 def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], command: str = "") -> Path:
     """Write ``report.md`` and ``learning_curve.png`` in ``run_dir``; returns the report's path."""
     run_dir = Path(run_dir)
@@ -132,13 +145,15 @@ def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], c
         f"* steps: {int(last.get('step', 0))}, training episodes: {int(last.get('episodes', 0))}, "
         f"wall time of the last segment: {last.get('time', 0):.0f} s",
         f"* training opponents: `{config['opponents']}`" + (", self-play snapshots" if config.get("selfplay") else ""),
+        *_imitation_line(run_dir),
         f"* best checkpoint: `best.zip` (step {final.get('best_step')}), last: `last.zip`",
         "",
         f"## Final evaluation of best.zip ({int(final['rows'][0]['n_deals']) if final['rows'] else 0} fresh deals)",
         "",
         "Mean reward per episode of the seat, with its 95% confidence interval over deals; every deal is",
         "replayed with the player at each seat in turn (duplicate), the named opponents at the other seats.",
-        "The reference columns put the heuristic or the random player in the same seat on the same deals.",
+        "The reference columns put the heuristic or the random player in the same seat on the same deals;",
+        "the verdicts compare the intervals (above / below: they do not overlap).",
         "",
         final_table(final),
         "",
@@ -174,7 +189,28 @@ def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], c
     return path
 
 
+def results_table(run_dirs: list[Path]) -> str:
+    """One row per run and eval opponent: the trained agent next to the heuristic and random levels."""
+    lines = ["| game | config | steps | opponents | trained agent | heuristic in its seat | random in its seat | "
+             "trained vs heuristic | trained vs random | deals |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for d in map(Path, run_dirs):
+        final = json.loads((d / "final_eval.json").read_text())
+        config = yaml.safe_load((d / "config.yaml").read_text())
+        flags = ", ".join(f"{k}={v}" for k, v in (config.get("env") or {}).items())
+        for r in final["rows"]:
+            lines.append(
+                f"| {config['game']}{f' ({flags})' if flags else ''} | {config['exp_name']} | {config['total_timesteps']} "
+                f"| {r['opponent']} | {_fmt(r['mean'], r['low'], r['high'])} "
+                f"| {_fmt(r.get('heuristic_mean'), r.get('heuristic_low'), r.get('heuristic_high'))} "
+                f"| {_fmt(r.get('random_mean'), r.get('random_low'), r.get('random_high'))} | {_verdict(r)} "
+                f"| {_verdict(r, 'random')} | {int(r['n_deals'])} |")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    _dir = Path(sys.argv[1])
-    _final = json.loads((_dir / "final_eval.json").read_text())
-    print(write_report(_dir, yaml.safe_load((_dir / "config.yaml").read_text()), _final).read_text())
+    if sys.argv[1:2] == ["--table"]:
+        print(results_table([Path(a) for a in sys.argv[2:]]))
+    else:
+        _dir = Path(sys.argv[1])
+        _final = json.loads((_dir / "final_eval.json").read_text())
+        print(write_report(_dir, yaml.safe_load((_dir / "config.yaml").read_text()), _final).read_text())
