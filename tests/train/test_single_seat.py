@@ -307,3 +307,14 @@ def test_subproc_vec_env_matches_dummy():
         for u, v in zip(x if isinstance(x, tuple) else (x,), y if isinstance(y, tuple) else (y,), strict=True):
             np.testing.assert_array_equal(u, v)
     assert any(t[2].any() for t in results[0][1:])  # episodes ended (and auto-reset) along the way
+
+
+def test_import_train_registers_the_envs_without_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, gymnasium, train; env = gymnasium.make('mazzo/Pigugnin-v0', opponents='heuristic', "
+            "num_players=5); env.reset(seed=0); assert 'torch' not in sys.modules; print(env.observation_space.shape)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(672,)"
