@@ -148,10 +148,12 @@ def check_args(args: Args) -> dict[str, Any]:
     for key in positive:
         if getattr(args, key) < 1:
             raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: an int >= 1")
-    for key, lo, hi in (("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0), ("snapshot_share", 0.0, 1.0),
-                        ("clip_range", 0.0, 10.0), ("learning_rate", 0.0, 1.0)):
-        if not lo <= getattr(args, key) <= hi or (key in ("gamma", "learning_rate", "clip_range") and getattr(args, key) == 0):
-            raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: a number in ({lo}, {hi}]")
+    for key, allowed, ok in (("gamma", "(0, 1]", lambda v: 0 < v <= 1), ("gae_lambda", "[0, 1]", lambda v: 0 <= v <= 1),
+                             ("snapshot_share", "[0, 1]", lambda v: 0 <= v <= 1),
+                             ("clip_range", "(0, 10]", lambda v: 0 < v <= 10),
+                             ("learning_rate", "(0, 1]", lambda v: 0 < v <= 1), ("bc_lr", "(0, 1]", lambda v: 0 < v <= 1)):
+        if not ok(getattr(args, key)):
+            raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: a number in {allowed}")
     for key in ("eval_every", "bc_episodes"):
         if getattr(args, key) < 0:
             raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: an int >= 0")
