@@ -11,6 +11,8 @@ through ``train.single_seat.SingleSeatEnv``; the other seats are ``opponents`` (
 snapshots of the learner with ``selfplay: true``). Every ``eval_every`` steps the greedy policy
 is evaluated with the evaluation tool's duplicate deals (``train.evaluate.head_to_head``) against
 each of ``eval_opponents``; the best one (against the first of them) and the last one are kept.
+With ``bc_episodes > 0`` the policy first imitates ``bc_teacher`` (``train/imitation.py``): the warm
+start that lets Briscola's learner bid (``configs/briscola5/ppo_long.yaml``).
 
 Outputs, in ``runs/{game}__{exp_name}__{seed}__{unix time}/``:
 
@@ -22,6 +24,7 @@ Outputs, in ``runs/{game}__{exp_name}__{seed}__{unix time}/``:
 | ``eval.csv``         | one row per evaluation and opponent: mean, 95% CI, deals                |
 | ``best.zip``, ``last.zip`` | checkpoints (``last_state.pkl``: what an exact resume needs)      |
 | ``snapshots/``       | self-play snapshots (play-only checkpoints)                             |
+| ``imitation.json``   | the warm start's figures (decisions imitated, accuracy), if any         |
 | ``final_eval.json``  | the final evaluation of ``best.zip`` on fresh deals, with reference levels |
 | ``report.md``, ``learning_curve.png`` | the run's report and its learning curve              |
 
