@@ -110,7 +110,8 @@ result; an annulled game pays `outcome_reward.get("annulled", draw)`).
 
 At the end every agent's `info["result"]` holds: `hands` (one record per hand:
 `hand_no`, `dealer`, `first_leader`, `deal` (card ids per seat), `trick_history` (`[leader, cards in
-play order, winner]` per trick), `points`, `tricks_won`, `busche_delta` (busche paid),
+play order, winner]` per trick), `points`, `tricks_won` (alias `tricks`), `busche_delta` (alias
+`busche_paid`),
 `busche_total`, `pig_taker`, `cappotto`, `cappotto_maker`), `busche` (final totals),
 `game_over`, `outcome` (per seat `"win"`/`"draw"`/`"lose"`, or `"annulled"` for every seat;
 `None` in a hand episode that would not end the game), `reason` (`"losers"`, `"sole_loser"`,

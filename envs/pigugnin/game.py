@@ -568,7 +568,9 @@ class PigugninGame(CardGame):
                 "trick_history": [[lead, list(cards), win] for lead, cards, win in s.trick_log],
                 "points": list(s.points),
                 "tricks_won": list(s.tricks_won),
+                "tricks": list(s.tricks_won),  # the name for the same per-seat counts
                 "busche_delta": delta,
+                "busche_paid": list(delta),  # the name for the same per-seat busche
                 "busche_total": list(busche),
                 "pig_taker": s.pig_taker,
                 "cappotto": cappotto,

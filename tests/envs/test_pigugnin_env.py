@@ -145,6 +145,7 @@ def test_result_records_every_hand_and_the_dealer_chain():
     for i, hand in enumerate(hands):
         assert hand["hand_no"] == i + 1
         assert sum(hand["points"]) == 35 and sum(hand["tricks_won"]) == 10
+        assert hand["tricks"] == hand["tricks_won"] and hand["busche_paid"] == hand["busche_delta"]
         assert sorted(c for h in hand["deal"] for c in h) == list(range(40))
         assert hand["first_leader"] == (hand["dealer"] + 1) % 4
         assert hand["trick_history"][0][0] == hand["first_leader"] and len(hand["trick_history"]) == 10
