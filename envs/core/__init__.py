@@ -1,7 +1,7 @@
 """Game-agnostic pieces: decks and card codes, flags, trick helpers, layouts and the AEC base."""
 
 from envs.core.cards import FRENCH, ITALIAN, Deck
-from envs.core.errors import CardCodeError, ConfigError, DealError, IllegalActionError, MazzoError
+from envs.core.errors import CardCodeError, ConfigError, DealError, IllegalActionError, MazzoError, UnknownFlagError
 
 __all__ = [
     "Deck",
@@ -9,6 +9,7 @@ __all__ = [
     "FRENCH",
     "MazzoError",
     "ConfigError",
+    "UnknownFlagError",
     "DealError",
     "IllegalActionError",
     "CardCodeError",

@@ -13,6 +13,13 @@ class ConfigError(MazzoError):
     """An unknown variant flag, or a flag with a value outside its allowed set."""
 
 
+class UnknownFlagError(ConfigError, TypeError):
+    """A keyword that is not a flag of the game.
+
+    Also a ``TypeError``, like any unexpected keyword argument in Python.
+    """
+
+
 class DealError(MazzoError):
     """A malformed explicit deal passed through ``reset(options=...)``."""
 

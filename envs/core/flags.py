@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, UnknownFlagError
 
 __all__ = ["Flag", "resolve_flags", "int_range", "flags_table"]
 
@@ -59,7 +59,7 @@ def resolve_flags(specs: Sequence[Flag], given: Mapping[str, Any], game: str) ->
     known = {f.name: f for f in specs}
     unknown = [k for k in given if k not in known]
     if unknown:
-        raise ConfigError(f"{game}: unknown flag {unknown[0]!r}; known flags: {', '.join(known)}")
+        raise UnknownFlagError(f"{game}: unknown flag {unknown[0]!r}; known flags: {', '.join(known)}")
     return {f.name: f.validate(given[f.name], game) if f.name in given else f.default for f in specs}
 
 

@@ -47,6 +47,8 @@ def test_flags_resolve_and_reject():
     assert resolve_flags(specs, {"b": "y"}, "g") == {"a": 1, "b": "y"}
     with pytest.raises(ConfigError, match="unknown flag 'c'; known flags: a, b"):
         resolve_flags(specs, {"c": 1}, "g")
+    with pytest.raises(TypeError):  # like any unexpected keyword argument
+        resolve_flags(specs, {"c": 1}, "g")
     with pytest.raises(ConfigError, match="allowed: 1..3"):
         resolve_flags(specs, {"a": 4}, "g")
     with pytest.raises(ConfigError, match="allowed: 'x', 'y'"):
