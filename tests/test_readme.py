@@ -18,7 +18,7 @@ def test_the_readme_has_examples():
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_example_runs(index, tmp_path, monkeypatch):
     code = BLOCKS[index]
-    if "..." in code:
+    if any("..." in line.split("#")[0] for line in code.splitlines()):
         pytest.skip("an excerpt, not a whole example")
     code = re.sub(r"num_deals=\d+", "num_deals=2", code)
     monkeypatch.chdir(tmp_path)
