@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 
 from envs.core.errors import CardCodeError
 
-__all__ = ["Deck", "ITALIAN", "FRENCH", "iter_bits", "popcount", "lowest_bit"]
+__all__ = ["Deck", "ITALIAN", "FRENCH", "iter_bits"]
 
 
 def iter_bits(mask: int) -> Iterator[int]:
@@ -25,16 +25,6 @@ def iter_bits(mask: int) -> Iterator[int]:
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
-
-
-def popcount(mask: int) -> int:
-    """Number of cards in a card set."""
-    return mask.bit_count()
-
-
-def lowest_bit(mask: int) -> int:
-    """Smallest card id in a non-empty card set."""
-    return (mask & -mask).bit_length() - 1
 
 
 class Deck:
@@ -103,10 +93,6 @@ class Deck:
     def format_mask(self, mask: int) -> str:
         """Space-separated codes of a card set, grouped by suit in id order."""
         return " ".join(self.codes[c] for c in iter_bits(mask))
-
-    def format_cards(self, cards: Iterable[int]) -> str:
-        """Space-separated codes of a sequence of card ids, in the given order."""
-        return " ".join(self.codes[c] for c in cards)
 
     def __repr__(self) -> str:
         return f"Deck({self.name!r}, {self.size} cards)"

@@ -100,12 +100,6 @@ class ObsLayout:
         count = f.size * (self.num_players if f.kind == "private" else 1)
         return buf[f.abs_offset : f.abs_offset + count].reshape(shape)
 
-    def abs_index(self, name: str, *index: int) -> int:
-        """Flat absolute index of one element (private fields take the seat first)."""
-        f = self.fields[name]
-        shape = (self.num_players, *f.shape) if f.kind == "private" else f.shape
-        return f.abs_offset + int(np.ravel_multi_index(index, shape))
-
     def observe(self, buf: np.ndarray, observer: int) -> np.ndarray:
         """The seat-relative observation of ``observer`` (a new array)."""
         return buf[self.gather[observer]]
