@@ -71,8 +71,8 @@ Decisions beyond the spec (documented here, see the README's rule notes):
 * The auction's upper limit is the appendix's ``max_bid`` flag (section 2.2 writes 120, the
   default).
 * A seat asked in the forfeit check thereby shows that its hand has 0 card points: the
-  spec's phase makes eligibility public, so the no-leak property is stated for everything
-  else (and tested with ``forfeit_enabled=False`` and through the referee with it on).
+  spec's phase makes eligibility public, so the no-leak property holds for everything else
+  (the no-leak test plays with ``forfeit_enabled=False`` to keep its variants consistent).
 * The first player of each hand is asked first in the forfeit check, then the others in
   playing order; one forfeit voids the hand at once.
 * Randomness: the first dealer (when random) is drawn before the shuffle; later hands
