@@ -72,7 +72,7 @@ Decisions beyond the spec (documented here, see the README's rule notes):
   default).
 * A seat asked in the forfeit check thereby shows that its hand has 0 card points: the
   spec's phase makes eligibility public, so the no-leak property holds for everything else
-  (the no-leak test plays with ``forfeit_enabled=False`` to keep its variants consistent).
+  (the no-leak test keeps each seat's 0-point status when it redistributes hidden cards).
 * The first player of each hand is asked first in the forfeit check, then the others in
   playing order; one forfeit voids the hand at once.
 * Randomness: the first dealer (when random) is drawn before the shuffle; later hands

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from envs import briscola5_v0
-from envs.briscola5.game import AUCTION, FORFEIT_CHECK, Briscola5Game
+from envs.briscola5.game import AUCTION, FORFEIT_CHECK, Briscola5Game, hand_points
 from envs.briscola5.observation import Briscola5Observer
 from tests.envs.briscola5_referee import Referee
 
@@ -153,11 +153,12 @@ def _hidden_variant(state, seat: int, rnd: random.Random) -> list[list[int]]:
     return hands
 
 
-def test_no_leak_hidden_cards_of_other_seats_never_change_an_observation():
+@pytest.mark.parametrize("forfeit_enabled", [False, True])
+def test_no_leak_hidden_cards_of_other_seats_never_change_an_observation(forfeit_enabled):
     rnd = random.Random(5)
     checked = 0
     for episode in range(400):
-        env = briscola5_v0.raw_env(forfeit_enabled=False)  # forfeit eligibility is public by design
+        env = briscola5_v0.raw_env(forfeit_enabled=forfeit_enabled)
         env.reset(seed=episode)
         history = []
         stop = rnd.randrange(5, 45)
@@ -173,7 +174,11 @@ def test_no_leak_hidden_cards_of_other_seats_never_change_an_observation():
         state = env.state_
         for seat in range(5):
             variant = _hidden_variant(state, seat, rnd)
-            other = briscola5_v0.raw_env(forfeit_enabled=False)
+            if forfeit_enabled and [hand_points(sum(1 << c for c in h)) == 0 for h in variant] != [
+                hand_points(h) == 0 for h in state.dealt
+            ]:
+                continue  # who is asked to forfeit is public (spec 2.2): keep it as it was
+            other = briscola5_v0.raw_env(forfeit_enabled=forfeit_enabled)
             other.reset(seed=episode, options={"dealer": state.dealer, "hands": variant})
             try:
                 for action in history:
