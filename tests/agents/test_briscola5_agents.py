@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 import pytest
 
 from agents import Agent, make_agent
@@ -13,6 +12,7 @@ from envs.briscola5.game import NUM_TRICKS
 from envs.briscola5.observation import decode
 from envs.core.errors import ConfigError
 from tests.agents.common import play
+from train.evaluate import head_to_head
 
 
 @pytest.mark.parametrize("spec", ["random", "heuristic"])
@@ -35,17 +35,8 @@ def test_heuristic_never_plays_an_illegal_action_in_mixed_games():
 
 
 def test_heuristic_beats_random_with_a_confidence_interval_above_zero():
-    env = briscola5_v0.raw_env()
-    per_deal = []
-    for deal in range(120):
-        scores = []
-        for seat in range(5):
-            lineup = {a: make_agent("heuristic" if i == seat else "random", "briscola5", seed=deal * 10 + i)
-                      for i, a in enumerate(env.possible_agents)}
-            scores.append(play(env, lineup, deal)[f"player_{seat}"])
-        per_deal.append(np.mean(scores))
-    mean, half = np.mean(per_deal), 1.96 * np.std(per_deal, ddof=1) / np.sqrt(len(per_deal))
-    assert mean - half > 0.2, (mean, half)
+    result = head_to_head("briscola5", "heuristic", "random", num_deals=120)  # duplicate deals
+    assert result["low"] > 0.2, result
 
 
 def test_unknown_agent_and_game_raise_before_play():

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
-
 from agents import Agent, make_agent
 from agents.picchetto_heuristic import keep_values
 from envs import picchetto_v0
 from envs.core.cards import FRENCH
 from tests.agents.common import play
+from train.evaluate import head_to_head
 
 
 def test_heuristic_never_plays_an_illegal_action():
@@ -32,14 +31,5 @@ def test_keep_values_favour_point_sequences_and_sets():
 
 
 def test_heuristic_beats_random_by_a_clear_margin():
-    env = picchetto_v0.raw_env(episode="hand")
-    per_deal = []
-    for deal in range(80):
-        scores = []
-        for seat in range(2):
-            lineup = {a: make_agent("heuristic" if i == seat else "random", "picchetto", seed=deal * 10 + i)
-                      for i, a in enumerate(env.possible_agents)}
-            scores.append(play(env, lineup, deal)[f"player_{seat}"])
-        per_deal.append(np.mean(scores))
-    mean, half = np.mean(per_deal), 1.96 * np.std(per_deal, ddof=1) / np.sqrt(len(per_deal))
-    assert mean - half > 10, (mean, half)  # points per hand, zero-sum
+    result = head_to_head("picchetto", "heuristic", "random", num_deals=80, flags={"episode": "hand"})
+    assert result["low"] > 10, result  # points per hand, zero-sum

@@ -10,7 +10,7 @@ from pettingzoo.test import api_test, seed_test
 
 from envs import briscola5_v0
 from envs.core.errors import ConfigError, DealError, IllegalActionError
-from tests.envs.common import trajectory
+from tests.envs.common import assert_reset_continues_the_stream, trajectory
 
 NON_DEFAULT = dict(
     first_dealer=3,
@@ -46,13 +46,7 @@ def test_same_seed_same_trajectory_and_different_seeds_differ():
 
 
 def test_reset_without_seed_continues_the_stream():
-    env = briscola5_v0.raw_env()
-    env.reset(seed=9)
-    first = list(env.state_.dealt)
-    env.reset()
-    assert list(env.state_.dealt) != first
-    env.reset(seed=9)
-    assert list(env.state_.dealt) == first
+    assert_reset_continues_the_stream(briscola5_v0.raw_env(), lambda s: list(s.dealt))
 
 
 def test_random_first_dealer_covers_every_seat():

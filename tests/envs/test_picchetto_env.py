@@ -16,7 +16,7 @@ from envs.core.flags import flags_table
 from envs.picchetto import env as env_module
 from envs.picchetto.game import FACE_MASK, FLAGS, TRICK_LEAD
 from envs.picchetto.observation import LAYOUT, PicchettoObserver, decode
-from tests.envs.common import trajectory
+from tests.envs.common import assert_reset_continues_the_stream, trajectory
 from tests.envs.picchetto_helpers import card, cards, exchange_deal
 
 NON_DEFAULT = dict(
@@ -58,13 +58,7 @@ def test_same_seed_same_trajectory_and_different_seeds_differ():
 
 
 def test_reset_without_seed_continues_the_stream():
-    env = picchetto_v0.raw_env()
-    env.reset(seed=9)
-    first = list(env.state_.dealt)
-    env.reset()
-    assert list(env.state_.dealt) != first
-    env.reset(seed=9)
-    assert list(env.state_.dealt) == first
+    assert_reset_continues_the_stream(picchetto_v0.raw_env(), lambda s: list(s.dealt))
 
 
 def test_spaces_and_agents():

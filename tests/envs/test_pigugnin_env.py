@@ -12,7 +12,7 @@ from envs import pigugnin_v0
 from envs.core.errors import ConfigError, DealError, IllegalActionError
 from envs.pigugnin.game import PigugninGame
 from envs.pigugnin.observation import decode
-from tests.envs.common import trajectory
+from tests.envs.common import assert_reset_continues_the_stream, trajectory
 from tests.envs.pigugnin_helpers import JS, SEVEN_D, card_id, ids
 
 NON_DEFAULT = dict(
@@ -77,13 +77,7 @@ def test_same_seed_same_trajectory_and_different_seeds_differ():
 
 
 def test_reset_without_seed_continues_the_stream():
-    env = pigugnin_v0.raw_env()
-    env.reset(seed=9)
-    first = env.state_.deal
-    env.reset()
-    assert env.state_.deal != first
-    env.reset(seed=9)
-    assert env.state_.deal == first
+    assert_reset_continues_the_stream(pigugnin_v0.raw_env(), lambda s: s.deal)
 
 
 # -- spaces, observation shape ----------------------------------------------------------------
