@@ -23,7 +23,7 @@ import numpy as np
 
 from envs.core.cards import ITALIAN, iter_bits
 from envs.core.errors import ConfigError
-from envs.core.flags import Flag, int_range
+from envs.core.flags import Flag, int_range, seat_or_random
 from envs.core.game import CardGame, check_options, parse_hands, parse_seat
 from envs.core.trick import card_strengths, trick_winner
 
@@ -51,7 +51,7 @@ TOTAL_POINTS = 120
 MAX_CONSECUTIVE_VOID = 100
 
 FLAGS = (
-    Flag("first_dealer", "random", "dealer of hand 1 (B1)", check=lambda v: v == "random" or int_range(0, 4)(v),
+    Flag("first_dealer", "random", "dealer of hand 1 (B1)", check=seat_or_random(4),
          allowed_text="'random' or a seat 0..4"),
     Flag("first_lead", "right_of_dealer", "who leads trick 1 (B4)", allowed=("right_of_dealer", "caller")),
     Flag("min_bid", 61, "lowest bid (B6)", check=int_range(BID_MIN, BID_MAX), allowed_text="an int 61..120"),

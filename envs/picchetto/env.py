@@ -85,7 +85,7 @@ and ``outcome_reward``):
 | `reveal_leftover_talon` | `False` | True, False | the undrawn talon cards are shown to both players (P6) |
 | `allow_peek` | `False` | True, False | a player sees the talon cards he was entitled to but did not draw (P6) |
 | `episode` | `'match'` | 'match', 'game', 'hand' | what one episode is: a match, a game or a hand |
-| `outcome_reward` | `0` | a finite int or float | added for winning (subtracted for losing) each game |
+| `outcome_reward` | `0` | a finite number (any Python or NumPy int or real, not a bool) | added for winning (subtracted for losing) each game |
 
 Rewards: dense and zero-sum. Whenever points are scored (Bianco, point, sequences, sets,
 repique, each trick, pique, cards, capot) the scorer receives them and the opponent minus them,

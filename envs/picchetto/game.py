@@ -20,7 +20,6 @@ target right away (``game_end_check="immediate"``): a game can end in the middle
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from enum import IntEnum
 from typing import Any
@@ -29,7 +28,7 @@ import numpy as np
 
 from envs.core.cards import FRENCH, iter_bits
 from envs.core.errors import DealError
-from envs.core.flags import Flag, int_range
+from envs.core.flags import Flag, int_range, real_number, seat_or_random
 from envs.core.game import CardGame, check_options, parse_hands, parse_seat
 
 DECK = FRENCH
@@ -205,12 +204,9 @@ def follow_mask(hand: int, led: int, must_head: bool = True) -> int:
     return same
 
 
-def _real(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 FLAGS = (
-    Flag("first_dealer", "random", "dealer of the first hand of the match (P1)", allowed=("random", 0, 1)),
+    Flag("first_dealer", "random", "dealer of the first hand of the match (P1)", check=seat_or_random(1),
+         allowed_text="'random', 0, 1"),
     Flag("trick_scoring", "seed", "'seed': 1 per trick won, 2 for the last; 'classic': 1 per lead, 1 per "
          "trick won against the lead, +1 for the last (P17)", allowed=("seed", "classic")),
     Flag("must_head_trick", True, "the follower must beat the led card when he can (P7)", allowed=(True, False)),
@@ -234,8 +230,8 @@ FLAGS = (
     Flag("allow_peek", False, "a player sees the talon cards he was entitled to but did not draw (P6)",
          allowed=(True, False)),
     Flag("episode", "match", "what one episode is: a match, a game or a hand", allowed=("match", "game", "hand")),
-    Flag("outcome_reward", 0, "added for winning (subtracted for losing) each game", check=_real,
-         allowed_text="a finite int or float"),
+    Flag("outcome_reward", 0, "added for winning (subtracted for losing) each game", check=real_number(),
+         allowed_text="a finite number (any Python or NumPy int or real, not a bool)"),
 )
 
 

@@ -15,8 +15,6 @@ them directly): ``busche_for_points``, ``score_hand`` and ``game_outcome``.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from typing import Any
@@ -25,7 +23,7 @@ import numpy as np
 
 from envs.core.cards import ITALIAN, iter_bits
 from envs.core.errors import ConfigError, DealError
-from envs.core.flags import Flag, int_range
+from envs.core.flags import Flag, int_range, real_number, seat_or_random
 from envs.core.game import CardGame, check_options, parse_hands, parse_seat
 from envs.core.trick import card_strengths, trick_winner
 
@@ -225,16 +223,22 @@ def game_outcome(
 # -- flags (Appendix A of the spec, plus the env-level keywords of the issue) ----------------
 
 
-def _is_first_dealer(value: Any) -> bool:
-    return value == "random" or int_range(0, 4)(value)
+class _OutcomeReward:
+    """Predicate of ``outcome_reward``: a dict from outcome names to finite numbers (stored as Python numbers)."""
 
+    _number = real_number()
 
-def _is_outcome_reward(value: Any) -> bool:
-    if not isinstance(value, Mapping) or any(k not in _OUTCOME_KEYS for k in value):
-        return False
-    return all(
-        isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) for v in value.values()
-    )
+    def coerce(self, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {k: self._number.coerce(v) for k, v in value.items()}
+        return value
+
+    def __call__(self, value: Any) -> bool:
+        return (
+            isinstance(value, Mapping)
+            and all(k in _OUTCOME_KEYS for k in value)
+            and all(self._number(v) for v in value.values())
+        )
 
 
 FLAGS: tuple[Flag, ...] = (
@@ -243,7 +247,7 @@ FLAGS: tuple[Flag, ...] = (
         "first_dealer",
         "random",
         "dealer of hand 1: uniform from the env RNG, or a fixed seat (D1)",
-        check=_is_first_dealer,
+        check=seat_or_random(4),
         allowed_text="'random' or a seat number 0..num_players-1",
     ),
     Flag(
@@ -313,7 +317,7 @@ FLAGS: tuple[Flag, ...] = (
         {"win": 0, "draw": 0, "lose": 0},
         "reward added to each agent when the game ends, by its result; keys win, draw, lose "
         "(missing ones count 0) and optional annulled (default: the draw value)",
-        check=_is_outcome_reward,
+        check=_OutcomeReward(),
         allowed_text="a dict with keys from 'win', 'draw', 'lose', 'annulled' and finite int/float values",
     ),
 )
@@ -397,9 +401,6 @@ class PigugninGame(CardGame):
             DRAW: reward.get(DRAW, 0),
             LOSE: reward.get(LOSE, 0),
             ANNULLED: reward.get(ANNULLED, reward.get(DRAW, 0)),
-        }
-        self.outcome_reward = {
-            k: int(v) if isinstance(v, numbers.Integral) else float(v) for k, v in self.outcome_reward.items()
         }
         self.flags["outcome_reward"] = reward  # a private copy: the Flag default is shared
         self.hand_size = 40 // n
