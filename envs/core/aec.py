@@ -112,6 +112,14 @@ class CardGameEnv(AECEnv):
         self.observer.reset(state)
         self._over = False
         if self.game.is_over(state):
+            # The deal itself ended the episode (a Picchetto Bianco past the target): there is
+            # no first step to pay with, so the points go straight into the rewards that the
+            # dead steps return, and the episode return stays the score difference.
+            if self._pending_rewards is not None:
+                for a, r in zip(self.possible_agents, self._pending_rewards, strict=True):
+                    self.rewards[a] = r
+                    self._cumulative_rewards[a] = r
+                self._pending_rewards = None
             self._finish(state)
             self.agent_selection = self.agents[0]
         else:

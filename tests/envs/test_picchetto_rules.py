@@ -425,11 +425,15 @@ def test_bianco_ends_the_game_at_the_deal():
         result = env.infos["player_0"]["result"]
         assert result["games"][0] == {"game": 1, "target": 150, "start_scores": [145, 0], "scores": [155, 0],
                                       "winner": 0}
-        for _agent in env.agent_iter():  # every agent gets its dead step
+        returns = {}
+        for agent in env.agent_iter():  # every agent gets its dead step, which pays the Bianco
             obs, reward, term, trunc, info = env.last()
             assert term
+            returns[agent] = returns.get(agent, 0) + reward
             env.step(None)
         assert env.agents == []
+        # the episode return is the score difference: the Bianco's 10 and the game's outcome_reward
+        assert returns == {"player_0": 15, "player_1": -15}
     # in a match the next game starts at once, and the Bianco and the win are paid with the first step
     run = Run(options, outcome_reward=5)
     assert run.state.game_no == 1 and not run.over()
