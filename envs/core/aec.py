@@ -81,7 +81,9 @@ class CardGameEnv(AECEnv):
         self._actor = -1
         self._legal = 0
         self._over = True
-        self.render_seat: int | None = None  # None: render from the view of the seat to act
+        #: whose view ``render()`` shows: None = the seat to act, an int seat, or "all" (every
+        #: seat's view one after another, all hands visible: for analysis, never for play)
+        self.render_seat: int | str | None = None
 
     # -- spaces -------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -206,8 +208,20 @@ class CardGameEnv(AECEnv):
             return None
         if self.state_ is None:
             return "(not reset)"
-        seat = self.render_seat if self.render_seat is not None else max(self._actor, 0)
-        text = self.game.render(self.state_, seat)
+        if self.render_seat == "all":
+            # For analysis: every seat's view in turn, so every hand is shown (never for play).
+            text = "\n\n".join(
+                f"== view of {agent} ==\n{self.game.render(self.state_, seat)}"
+                for seat, agent in enumerate(self.possible_agents)
+            )
+        else:
+            seat = self.render_seat if self.render_seat is not None else max(self._actor, 0)
+            if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < len(self.possible_agents):
+                raise ConfigError(
+                    f"{self.metadata['name']}: invalid render_seat {seat!r}; allowed: None (the seat to act), "
+                    f"a seat 0..{len(self.possible_agents) - 1}, or 'all' (every seat's view, for analysis)"
+                )
+            text = self.game.render(self.state_, int(seat))
         if self.render_mode == "human":
             print(text)
             return None
