@@ -143,6 +143,17 @@ class PicchettoObserver(Observer):
         self._led = -1
         self._nev = 0
 
+    # ``_mv`` is a view of ``buf``: a copy or an unpickled observer must get one of its own buffer
+    # (memoryviews cannot be pickled, and a copied view would still point into the original).
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_mv"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._mv = memoryview(self.buf)
+
     def reset(self, s: State) -> None:
         """Full rebuild from the state."""
         self.buf.fill(0.0)

@@ -78,14 +78,16 @@ class PigugninObserver(Observer):
         # The three per-card fields written on every step, as plain ints (hot path).
         self._o_hand, self._o_played, self._o_trick = self._off["hand"], self._off["played"], self._off["trick"]
         self._hand_no = -1
-        # Views of the buffer for the rare bulk writes (trick end, full rebuild).
-        self._v = {name: lay.abs_view(self.buf, name) for name in lay.fields}
+        # Only the buffer and plain ints are kept, never a view of the buffer: a view would go
+        # on pointing into the original's buffer after ``copy.deepcopy`` or pickling.
+        self._trick_span = slice(self._o_trick, self._o_trick + n * 40)
 
     def reset(self, s: PigugninState) -> None:
         n = self.n
         buf = self.buf
         buf[:] = 0.0
-        v = self._v
+        # Views for the bulk writes of a full rebuild (once per hand), made from this buffer now.
+        v = {name: self.layout.abs_view(buf, name) for name in self.layout.fields}
         for p in range(n):
             for c in _bits(s.hands[p]):
                 v["hand"][p, c] = 1.0
@@ -121,7 +123,7 @@ class PigugninObserver(Observer):
         off = self._off
         # The trick just closed: clear it, fill the winner's pile and counters, move the leader.
         lead, cards, winner = s.trick_log[-1]
-        self._v["trick"][:] = 0.0
+        buf[self._trick_span] = 0.0
         base = off["captured"] + winner * 40
         for c in cards:
             buf[base + c] = 1.0
