@@ -214,6 +214,14 @@ class Briscola5Observer(Observer):
         self._set_phase(s.phase)
 
 
+def _first(row: np.ndarray) -> int | None:
+    """Index of the first nonzero value of a small 1-D array, or None."""
+    for i, v in enumerate(row.tolist()):
+        if v:
+            return i
+    return None
+
+
 def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
     """Readable view of one observation (relative seats: 0 is the observer).
 
@@ -222,49 +230,52 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
     if isinstance(obs, dict):
         obs = obs["observation"]
     f = LAYOUT.unpack(np.asarray(obs))
-
-    def seat_of(one_hot: np.ndarray) -> int | None:
-        hits = np.flatnonzero(one_hot)
-        return int(hits[0]) if hits.size else None
-
-    phase_hits = np.flatnonzero(f["phase"])
-    played_by = f["played_by"]
-    in_trick = f["played_in_trick"]
-    played = [
-        (int(np.flatnonzero(in_trick[c])[0]), int(np.flatnonzero(played_by[c])[0]), c)
-        for c in range(40)
-        if played_by[c].any()
-    ]
-    bids = {r: [BID_MIN + int(j) for j in np.flatnonzero(f["bids"][r])] for r in range(N)}
-    high_bidder = seat_of(f["high_bidder"])
-    caller = seat_of(f["caller"])
-    called = seat_of(f["called_card"])
-    trick_cards = {r: int(np.flatnonzero(f["current_trick"][r])[0]) for r in range(N) if f["current_trick"][r].any()}
-    leader = seat_of(f["trick_leader"])
+    # Whole-array NumPy calls and plain-int lists (this runs on every heuristic decision).
+    played_by = f["played_by"] != 0
+    cards = np.flatnonzero(played_by.any(axis=1))
+    played = sorted(
+        zip(
+            (f["played_in_trick"][cards] != 0).argmax(axis=1).tolist(),  # first trick index
+            played_by[cards].argmax(axis=1).tolist(),  # first seat
+            cards.tolist(),
+            strict=True,
+        )
+    )
+    bids: dict[int, list[int]] = {r: [] for r in range(N)}
+    seats, values = np.nonzero(f["bids"])
+    for r, v in zip(seats.tolist(), (values + BID_MIN).tolist(), strict=True):
+        bids[r].append(v)
+    trick_cards: dict[int, int] = {}
+    seats, on_table = np.nonzero(f["current_trick"])
+    for r, c in zip(seats.tolist(), on_table.tolist(), strict=True):
+        trick_cards.setdefault(r, c)
+    high_bidder = _first(f["high_bidder"])
+    caller = _first(f["caller"])
+    leader = _first(f["trick_leader"])
     trick = [trick_cards[(leader + i) % N] for i in range(len(trick_cards))] if leader is not None else []
+    phase = _first(f["phase"])
     return {
-        "hand": [int(c) for c in np.flatnonzero(f["hand"])],
+        "hand": np.flatnonzero(f["hand"]).tolist(),
         "holds_called": bool(f["holds_called"][0]),
-        "phase": ("forfeit_check", "auction", "call", "trick_play")[int(phase_hits[0])] if phase_hits.size else "over",
-        "dealer": seat_of(f["dealer"]),
-        "forfeit_declined": [int(r) for r in np.flatnonzero(f["forfeit_declined"])],
+        "phase": ("forfeit_check", "auction", "call", "trick_play")[phase] if phase is not None else "over",
+        "dealer": _first(f["dealer"]),
+        "forfeit_declined": np.flatnonzero(f["forfeit_declined"]).tolist(),
         "bids": bids,
-        "passed": [int(r) for r in np.flatnonzero(f["passed"])],
+        "passed": np.flatnonzero(f["passed"]).tolist(),
         "high_bid": int(round(f["high_bid"][0] * 60 + 60)) if high_bidder is not None else None,
         "high_bidder": high_bidder,
         "caller": caller,
         "contract": int(round(f["contract"][0] * 60 + 60)) if caller is not None else None,
-        "called_card": called,
-        "trump": seat_of(f["trump"]),
-        "played": sorted(played),  # (trick, relative seat, card)
+        "called_card": _first(f["called_card"]),
+        "trump": _first(f["trump"]),
+        "played": played,  # (trick, relative seat, card), sorted
         "trick": trick,  # cards on the table in play order
         "trick_leader": leader,
-        "points_taken": [int(round(x * TOTAL_POINTS)) for x in f["points_taken"]],
-        "tricks_taken": [int(round(x * NUM_TRICKS)) for x in f["tricks_taken"]],
+        "points_taken": np.rint(f["points_taken"] * TOTAL_POINTS).astype(int).tolist(),
+        "tricks_taken": np.rint(f["tricks_taken"] * NUM_TRICKS).astype(int).tolist(),
         "partner_revealed": bool(f["partner_revealed"][0]),
-        "partner": seat_of(f["partner"]),
-        "match_scores": [float(x) for x in f["match_scores"]],
+        "partner": _first(f["partner"]),
+        "match_scores": f["match_scores"].tolist(),
         "hands_left": float(f["hands_left"][0]),
         "trick_no": len({t for t, _, _ in played}) - (1 if trick else 0),
     }
-

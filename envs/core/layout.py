@@ -22,7 +22,8 @@ Field kinds:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,10 +39,11 @@ class Field:
     seat_axis: int
     abs_offset: int
     obs_offset: int
+    #: number of values (the product of ``shape``), computed once
+    size: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", int(math.prod(self.shape)))
 
 
 class ObsLayout:
@@ -53,14 +55,23 @@ class ObsLayout:
         self.abs_size = 0
         self.obs_size = 0
         self.gather: list[np.ndarray] = []
+        # Resolved once per field (decode runs on every heuristic decision): the slice of the
+        # observation and the shape to give it (None where the slice already has that shape).
+        self._slices: dict[str, slice] = {}
+        self._plan: list[tuple[str, slice, tuple[int, ...] | None]] = []
+        self._obs_shape = (0,)
 
     def _add(self, name: str, kind: str, shape: tuple[int, ...], doc: str, seat_axis: int = -1) -> None:
         if name in self.fields:
             raise ValueError(f"duplicate observation field {name!r}")
-        field = Field(name, kind, tuple(shape), doc, seat_axis, self.abs_size, self.obs_size)
-        self.fields[name] = field
-        self.obs_size += field.size
-        self.abs_size += field.size * (self.num_players if kind == "private" else 1)
+        f = Field(name, kind, tuple(int(d) for d in shape), doc, seat_axis, self.abs_size, self.obs_size)
+        self.fields[name] = f
+        sl = slice(f.obs_offset, f.obs_offset + f.size)
+        self._slices[name] = sl
+        self._plan.append((name, sl, None if len(f.shape) == 1 else f.shape))
+        self.obs_size += f.size
+        self.abs_size += f.size * (self.num_players if kind == "private" else 1)
+        self._obs_shape = (self.obs_size,)
 
     def public(self, name: str, shape: tuple[int, ...], doc: str) -> None:
         self._add(name, "public", shape, doc)
@@ -106,14 +117,16 @@ class ObsLayout:
 
     # -- observation side (agents and tests read here) -----------------------------------
     def obs_slice(self, name: str) -> slice:
-        f = self.fields[name]
-        return slice(f.obs_offset, f.obs_offset + f.size)
+        return self._slices[name]
 
     def unpack(self, obs: np.ndarray) -> dict[str, np.ndarray]:
-        """Split an observation vector into its named fields, reshaped (seat axes relative)."""
-        if obs.shape != (self.obs_size,):
+        """Split an observation vector into its named fields, reshaped (seat axes relative).
+
+        The fields are views of ``obs`` (no copy).
+        """
+        if obs.shape != self._obs_shape:
             raise ValueError(f"expected an observation of shape ({self.obs_size},), got {obs.shape}")
-        return {name: obs[self.obs_slice(name)].reshape(f.shape) for name, f in self.fields.items()}
+        return {name: obs[sl] if shape is None else obs[sl].reshape(shape) for name, sl, shape in self._plan}
 
     def table(self) -> str:
         """Markdown index table of every slice of the observation."""
