@@ -5,7 +5,7 @@ an auction on card points (61..120, a pass is final) chooses the caller, who nam
 (his own too: "chiamata in mano", a solo). Its suit is trump and its holder is the secret
 partner, revealed when the card is played. Eight tricks of classic Briscola follow (no duty
 to follow suit); the caller's team wins if it takes at least the contract. Credits are
-zero-sum (doppia 71-80, tripla 81-120, cappotto doubles). Rules: ``shared/rules/briscola5.md``.
+zero-sum (doppia 71-80, tripla 81-120, cappotto doubles). Rules: ``docs/rules/briscola5.md``.
 
 | Import             | ``from envs import briscola5_v0``        |
 |--------------------|------------------------------------------|
@@ -37,7 +37,7 @@ and, privately to the partner (or a solo caller), that it holds the called card.
 Rewards: when a hand ends every agent receives its credits for that hand (ints summing to
 zero), so an episode's return is the seat's classifica. Void hands pay 0.
 
-Variant flags (keywords of ``env()``; the spec's names and defaults, except ``num_hands``):
+Variant flags (keywords of ``env()``, with the spec's names and defaults):
 
 | flag | default | allowed | meaning |
 |---|---|---|---|
@@ -62,7 +62,7 @@ End of episode: every agent's ``info["result"]`` holds ``hands`` (per hand: deal
 reason, caller, bid, called card, trump, partner, solo, caller-team points and win, cappotto,
 credits), ``totals`` (the classifica) and ``truncated``.
 
-Decisions beyond the spec (documented here, see the README's rule notes):
+Decisions beyond the spec (documented here, see ``docs/rules/briscola5.md``, Appendix B):
 
 * ``num_hands`` defaults to 1 (the issue's RL setting; the spec's appendix agrees).
 * With ``void_hands_count=False`` an episode is truncated after 100 consecutive void hands

@@ -1,4 +1,4 @@
-"""Briscola in cinque: the pure rules engine (``shared/rules/briscola5.md``).
+"""Briscola in cinque: the pure rules engine (``docs/rules/briscola5.md``).
 
 Plain mutable state with ``__slots__``, card sets as int bitmasks, no NumPy on the hot path.
 Phases: ``FORFEIT_CHECK -> AUCTION -> CALL_CARD -> TRICK_PLAY``; void hands, scoring, dealer
@@ -9,7 +9,7 @@ rotation and the match check are automatic transitions inside ``apply``.
 | 0..39   | ``PLAY(c)``            | TRICK_PLAY      |
 | 40..79  | ``CALL(c)``, c = id-40 | CALL_CARD       |
 | 80      | ``PASS``               | AUCTION         |
-| 81..140 | ``BID(v)``, v = id+-20 | AUCTION         |
+| 81..140 | ``BID(v)``, v = id - 20| AUCTION         |
 | 141     | ``FORFEIT``            | FORFEIT_CHECK   |
 | 142     | ``NO_FORFEIT``         | FORFEIT_CHECK   |
 """
@@ -375,7 +375,9 @@ class Briscola5Game(CardGame):
             s.hands_played += 1
             for p in range(NUM_PLAYERS):
                 s.scores[p] += credits[p]
-        if s.hands_played >= self._num_hands or s.consecutive_void >= MAX_CONSECUTIVE_VOID:
+        # Only when void hands do not count can all-pass redeals go on forever (spec section 5).
+        endless = not self.flags["void_hands_count"] and s.consecutive_void >= MAX_CONSECUTIVE_VOID
+        if s.hands_played >= self._num_hands or endless:
             s.truncated = s.hands_played < self._num_hands
             s.over = True
             s.phase = OVER

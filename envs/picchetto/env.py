@@ -7,7 +7,7 @@ follow: the point (suit value sum, answered "va bene" / "uguale" / "non basta"),
 sets (trio / quattordici); then repique, 12 tricks without trumps (follow suit and beat the led
 card when you can), pique, cards and capot. A game is won by passing 150 (the bella 220) and the
 target is checked after every scoring event, so a game can end in the middle of a hand. The
-match is partita, rivincita and, at one game each, the bella. Rules: ``shared/rules/picchetto.md``.
+match is partita, rivincita and, at one game each, the bella. Rules: ``docs/rules/picchetto.md``.
 
 | Import             | ``from envs import picchetto_v0``        |
 |--------------------|------------------------------------------|

@@ -1,4 +1,4 @@
-"""Picchetto (Italian Piquet): the pure rules engine (``shared/rules/picchetto.md``).
+"""Picchetto (Italian Piquet): the pure rules engine (``docs/rules/picchetto.md``).
 
 Plain mutable state with ``__slots__``, card sets as int bitmasks, no NumPy on the hot path.
 Only four states wait for an agent; every engine state of the spec (deal, Bianco, the three

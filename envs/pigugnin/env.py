@@ -7,7 +7,7 @@
 | Parallel API       | No                                             |
 | Agents             | `agents = ['player_0', ..., 'player_{N-1}']`, N = 4 or 5 |
 | Observation shape  | (546,) with 4 players, (672,) with 5           |
-| Rules              | `shared/rules/pigugnin.md`                     |
+| Rules              | `docs/rules/pigugnin.md`                       |
 
 An individual trick-avoidance game of Emilia, of the Traversone family, with a 40-card Italian
 deck. Each player gets 10 cards (4 players) or 8 (5 players) and must follow the led suit; the

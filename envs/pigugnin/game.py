@@ -1,6 +1,6 @@
 """Pigugnìn (Busca Reggiana): the pure rules engine.
 
-Follows ``shared/rules/pigugnin.md`` (section numbers below refer to it). The engine is a set
+Follows ``docs/rules/pigugnin.md`` (section numbers below refer to it). The engine is a set
 of methods over a plain ``__slots__`` state of ints, int bitmasks and small lists; it never
 calls agents and draws randomness only from the ``np.random.Generator`` kept in the state.
 
