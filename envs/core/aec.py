@@ -4,7 +4,7 @@ A game subclasses it and sets ``game_class`` and ``observer_class``; everything 
 spaces, seeding, reward accumulation, explicit deals, illegal-action checks, rendering,
 termination and dead steps) lives here once.
 
-Conventions (see ``shared/ARCHITECTURE.md``):
+Conventions (the project's architecture notes, summarised):
 
 * agents are ``player_0 .. player_{n-1}``; ``agent_selection`` comes from the engine's
   ``current_player`` (trick winners lead, passed bidders are skipped), never a fixed cycle;
@@ -16,7 +16,13 @@ Conventions (see ``shared/ARCHITECTURE.md``):
 * an illegal or out-of-range action raises ``IllegalActionError`` naming the legal ids, and
   leaves the state untouched;
 * ``reset(seed)`` seeds one ``np.random.Generator`` that is the only source of randomness;
-  ``reset()`` without a seed continues the same stream.
+  ``reset()`` without a seed continues the same stream;
+* ``step``, ``last`` and ``observe`` before the first ``reset()``, and ``step`` / ``last`` once the
+  episode is over and every agent has been removed, raise ``ResetNeededError`` saying to call
+  ``reset()`` (``env()``'s order-enforcing wrapper keeps PettingZoo's own checks in front, see
+  ``envs.core.wrappers``);
+* an env survives ``copy.deepcopy`` and ``pickle`` at any point: the copy continues exactly
+  like the original (observers keep no view of their buffer across a copy).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from envs.core.errors import ConfigError, IllegalActionError
+from envs.core.errors import ConfigError, IllegalActionError, ResetNeededError
 from envs.core.game import CardGame, Observer
 
 __all__ = ["CardGameEnv", "mask_to_array"]
@@ -145,8 +151,12 @@ class CardGameEnv(AECEnv):
             self.infos[a] = {"result": result}
 
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # not reset yet, or every agent removed (no cost when not raised)
+            raise ResetNeededError(self._reset_needed_message("step()")) from None
+        if dead:
             self._was_dead_step(action)
             return
         if (
@@ -180,6 +190,12 @@ class CardGameEnv(AECEnv):
         else:
             self._advance(state)
 
+    def _reset_needed_message(self, call: str) -> str:
+        name = self.metadata["name"]
+        if self.state_ is None:
+            return f"{name}: reset() needs to be called before {call}; call reset() first"
+        return f"{name}: {call} called after the episode is over (every agent was removed); call reset() to start a new one"
+
     def _illegal_message(self, action: Any) -> str:
         legal = self.game.legal_actions(self.state_) if not self._over else []
         names = ", ".join(f"{a} ({self.game.action_name(a)})" for a in legal)
@@ -194,9 +210,21 @@ class CardGameEnv(AECEnv):
         seat = self.agent_name_mapping[agent]
         if seat == self._actor:
             mask = mask_to_array(self._legal, self._num_actions, self._mask_bytes)
+        elif self.state_ is None:  # only the non-actor branch can be reached before reset
+            raise ResetNeededError(self._reset_needed_message("observe()"))
         else:
             mask = self._zero_mask.copy()
         return {"observation": self.observer.observe(seat), "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
+        """PettingZoo's ``last()``: the agent to act's observation, cumulative reward, flags and info."""
+        try:
+            agent = self.agent_selection
+            reward = self._cumulative_rewards[agent]  # the dead step removes an agent from every dict at once
+        except (AttributeError, KeyError):
+            raise ResetNeededError(self._reset_needed_message("last()")) from None
+        observation = self.observe(agent) if observe else None
+        return observation, reward, self.terminations[agent], self.truncations[agent], self.infos[agent]
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the agent to act (empty when the episode is over)."""

@@ -33,3 +33,13 @@ class IllegalActionError(MazzoError):
 
 class CardCodeError(MazzoError):
     """A card code or id that does not name a card of the deck."""
+
+
+class ResetNeededError(MazzoError, RuntimeError):
+    """A call that needs an episode in progress: ``step``, ``last`` or ``observe`` before the
+    first ``reset()``, or ``step`` / ``last`` once the episode is over and every agent has been
+    removed by its dead step. The message says which call and to call ``reset()``.
+
+    Also a ``RuntimeError`` (a call in the wrong state, not a bad value); the wording follows
+    PettingZoo's order-enforcing wrapper ("reset() needs to be called before step").
+    """

@@ -7,6 +7,14 @@ state), which supersedes the first two. What remains is order enforcement, whose
 implementation forwards every attribute through ``__getattr__``; on a 20-microsecond step
 that alone costs a third of the budget. ``OrderEnforcingWrapper`` below is the stock class
 with the hot attributes forwarded directly: same checks, same errors, same iterator.
+
+Calls outside an episode: PettingZoo's checks come first and keep their behaviour (before the
+first ``reset()``, ``step``, ``observe``, ``last()``, ``render`` and ``agent_iter`` raise its
+``AssertionError("reset() needs to be called before ...")`` and attributes such as
+``agent_selection`` its ``AttributeError``; ``step`` once every agent has been removed warns and
+changes nothing). What they let through reaches the raw env, which raises Mazzo's
+``ResetNeededError``: ``last()`` once every agent has been removed, and ``last(observe=False)``
+before reset.
 """
 
 from __future__ import annotations
@@ -51,7 +59,7 @@ class OrderEnforcingWrapper(_StockOrderEnforcing):
             self._has_updated = True
             self.env.step(action)
         else:
-            super().step(action)
+            super().step(action)  # PettingZoo: raises before reset; warns and does nothing after the end
 
     def last(self, observe: bool = True) -> tuple:
         if observe and not self._has_reset:

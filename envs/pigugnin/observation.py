@@ -80,7 +80,6 @@ class PigugninObserver(Observer):
         self._hand_no = -1
         # Only the buffer and plain ints are kept, never a view of the buffer: a view would go
         # on pointing into the original's buffer after ``copy.deepcopy`` or pickling.
-        self._trick_span = slice(self._o_trick, self._o_trick + n * 40)
 
     def reset(self, s: PigugninState) -> None:
         n = self.n
@@ -123,7 +122,7 @@ class PigugninObserver(Observer):
         off = self._off
         # The trick just closed: clear it, fill the winner's pile and counters, move the leader.
         lead, cards, winner = s.trick_log[-1]
-        buf[self._trick_span] = 0.0
+        buf[self._o_trick : self._o_trick + 40 * self.n] = 0.0
         base = off["captured"] + winner * 40
         for c in cards:
             buf[base + c] = 1.0
@@ -144,8 +143,19 @@ def _bits(mask: int):
 
 
 def _one_hot_seat(row: np.ndarray) -> int | None:
-    hits = np.flatnonzero(row)
-    return int(hits[0]) if hits.size else None
+    for i, v in enumerate(row.tolist()):
+        if v:
+            return i
+    return None
+
+
+def _rows(a: np.ndarray) -> list[list[int]]:
+    """The nonzero column indices of each row of a 2-D array (one NumPy call for all rows)."""
+    out: list[list[int]] = [[] for _ in range(a.shape[0])]
+    rows, cols = np.nonzero(a)
+    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+        out[r].append(c)
+    return out
 
 
 def decode(obs: Any) -> dict[str, Any]:
@@ -172,24 +182,24 @@ def decode(obs: Any) -> dict[str, Any]:
     trick_leader = _one_hot_seat(f["trick_leader"])
     trick = []
     if trick_leader is not None:
+        on_table = _rows(f["trick"])
         for i in range(n):
             r = (trick_leader + i) % n
-            cards = np.flatnonzero(f["trick"][r])
-            if cards.size:
-                trick.append((r, int(cards[0])))
+            if on_table[r]:
+                trick.append((r, on_table[r][0]))
     out = {
         "num_players": n,
-        "hand": [int(c) for c in np.flatnonzero(f["hand"])],
-        "played": [[int(c) for c in np.flatnonzero(f["played"][r])] for r in range(n)],
+        "hand": np.flatnonzero(f["hand"]).tolist(),
+        "played": _rows(f["played"]),
         "trick": trick,
         "trick_leader": trick_leader,
-        "captured": [[int(c) for c in np.flatnonzero(f["captured"][r])] for r in range(n)],
-        "tricks_won": [round(float(x) * hand_size) for x in f["tricks_won"]],
-        "points": [round(float(x) * HAND_TOTAL) for x in f["points"]],
+        "captured": _rows(f["captured"]),
+        "tricks_won": [round(x * hand_size) for x in f["tricks_won"].tolist()],
+        "points": [round(x * HAND_TOTAL) for x in f["points"].tolist()],
         "pig_holder": _one_hot_seat(f["pig_holder"]),
-        "busche": [round(float(x) * BUSCHE_SCALE) for x in f["busche"]],
+        "busche": [round(x * BUSCHE_SCALE) for x in f["busche"].tolist()],
         "dealer": _one_hot_seat(f["dealer"]),
     }
     if mask is not None:
-        out["legal"] = [int(c) for c in np.flatnonzero(mask)]
+        out["legal"] = np.flatnonzero(mask).tolist()
     return out
