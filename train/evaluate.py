@@ -44,7 +44,10 @@ import ast
 import copy
 import math
 import shlex
+import signal
 import sys
+import tempfile
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_all_start_methods, get_context
@@ -58,7 +61,7 @@ from envs.registry import GAMES, make_raw_env
 from train.eval_play import SEATINGS, EvalJob, derive_seed, make_player, play_deal, run_chunk, seatings
 from train.eval_result import EvalResult
 
-__all__ = ["evaluate", "head_to_head", "prepare", "parse_flag", "num_seats", "run", "main"]
+__all__ = ["evaluate", "head_to_head", "prepare", "parse_flag", "num_seats", "check_out_dir", "run", "main"]
 
 
 def _is_agent(obj: Any) -> bool:
@@ -193,15 +196,56 @@ def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress
         workers = min(workers, num_deals)
         size = max(1, min(64, math.ceil(num_deals / (workers * 8))))
         chunks = [list(range(i, min(i + size, num_deals))) for i in range(0, num_deals, size)]
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
-            futures = [pool.submit(run_chunk, job, chunk) for chunk in chunks]
+        pool, futures = _start_pool(workers, job, chunks)
+        try:
             for fut in as_completed(futures):
                 deals, rows = fut.result()
                 if counts is None:
                     counts = np.zeros((num_deals, *rows.shape[1:]))
                 counts[deals] = rows
                 bar.update(len(deals))
+        except BaseException:  # Ctrl-C or a failed chunk: end the workers now, not after their queue
+            _stop_pool(pool)
+            raise
+        pool.shutdown(wait=True)
     return counts
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C reaches the whole process group; only the parent handles it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[ProcessPoolExecutor, list]:
+    """A process pool playing ``chunks``; its workers ignore SIGINT, so a Ctrl-C (sent to the whole
+    process group) stops only the parent, which then ends them (``_stop_pool``).
+
+    SIGINT is ignored in the parent while the workers start (they start on submit): a child
+    started then inherits the disposition (fork) or starts with it (spawn: Python installs its
+    KeyboardInterrupt handler only over the default one), before its initializer runs."""
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_ignore_sigint)
+        futures = [pool.submit(run_chunk, job, chunk) for chunk in chunks]
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
+    return pool, futures
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel what is queued and end the worker processes at once (a running chunk is abandoned)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=10)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(timeout=10)
 
 
 def evaluate(game: str, players: list[Any], *, num_deals: int, seed: int = 0, flags: dict[str, Any] | None = None,
@@ -291,6 +335,59 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def check_out_dir(out: Path) -> None:
+    """Raise ``ConfigError`` unless ``out`` is, or can be made, a writable folder; leaves nothing behind.
+
+    The folder is probed for real (created, then removed again; a test file written in an existing
+    one), so a path under a file, on a read-only file system or without permission fails here."""
+    what = f"--out {str(out)!r}"
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{what} is an existing file; give a folder (existing or to be created)")
+    missing = []
+    p = out.absolute()
+    while not p.exists():
+        missing.append(p)
+        if p.parent == p:
+            break
+        p = p.parent
+    if p.exists() and not p.is_dir():
+        raise ConfigError(f"{what} cannot be created: {str(p)!r} is a file, not a folder")
+    try:
+        for q in reversed(missing):
+            try:
+                q.mkdir()
+            except OSError as e:
+                raise ConfigError(f"{what} cannot be created: {e.strerror or e} ({str(q)!r})") from None
+        try:
+            with tempfile.TemporaryFile(dir=out):
+                pass
+        except OSError as e:
+            raise ConfigError(f"{what} is not writable: {e.strerror or e}") from None
+    finally:
+        for q in missing:  # deepest first: leave the file system as it was
+            if q.is_dir():
+                try:
+                    q.rmdir()
+                except OSError:
+                    pass
+
+
+def _save(result: Any, out: Path) -> dict[str, Path]:
+    """``result.save(out)``; interrupted half way, it removes what it wrote (and ``out`` if it made it)."""
+    made = not out.exists()
+    before = set(out.iterdir()) if not made else set()
+    try:
+        return result.save(out)
+    except BaseException:
+        if out.is_dir():
+            for f in set(out.iterdir()) - before:
+                if f.is_file():
+                    f.unlink()
+            if made and not any(out.iterdir()):
+                out.rmdir()
+        raise
+
+
 def run(argv: list[str], echo: bool = True) -> Any:
     """Do what the command line ``argv`` asks (evaluate or rate), save the outputs, return the result
     (an ``EvalResult`` or a ``Leaderboard``). Raises ``ConfigError`` on bad input."""
@@ -298,6 +395,7 @@ def run(argv: list[str], echo: bool = True) -> Any:
     command = "python -m train.evaluate " + shlex.join(argv)
     flags = dict(parse_flag(f) for f in args.flag)
     out = Path(args.out or f"runs/eval/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
+    check_out_dir(out)  # a bad --out fails now, not after the whole evaluation
     if args.rating:
         from train.rating import round_robin
 
@@ -308,7 +406,7 @@ def run(argv: list[str], echo: bool = True) -> Any:
         result = evaluate(args.game, args.players, num_deals=args.deals, seed=args.seed, flags=flags,
                           duplicate=not args.plain, workers=args.workers, progress=not args.no_progress,
                           seating=args.seating, command=command)
-    paths = result.save(out)
+    paths = _save(result, out)
     if echo:
         print(result)
         print("saved: " + ", ".join(str(p) for p in paths.values()))
@@ -316,11 +414,16 @@ def run(argv: list[str], echo: bool = True) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: 0 done, 2 bad input (one ``error:`` line), 130 interrupted (Ctrl-C)."""
     try:
         run(list(sys.argv[1:] if argv is None else argv))
     except MazzoError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # the workers are already ended and nothing was saved (or what was is removed again)
+        print("interrupted", file=sys.stderr)
+        return 130
     return 0
 
 
