@@ -81,6 +81,16 @@ class PigugninObserver(Observer):
         # Only the buffer and plain ints are kept, never a view of the buffer: a view would go
         # on pointing into the original's buffer after ``copy.deepcopy`` or pickling.
 
+    # The layout is a module constant (``LAYOUTS[n]``): copies share it and pickles name it by ``n``.
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["layout"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.layout = LAYOUTS[self.n]
+
     def reset(self, s: PigugninState) -> None:
         n = self.n
         buf = self.buf

@@ -185,13 +185,15 @@ def test_copy_before_reset_and_copies_of_copies(module, wrapper, how):
 
 @pytest.mark.parametrize("module", [briscola5_v0, pigugnin_v0, picchetto_v0], ids=["briscola5", "pigugnin", "picchetto"])
 def test_observer_views_point_into_the_copys_own_buffer(module):
-    """White box: after a copy, whatever the observer writes through goes into the copy's buffer only."""
+    """White box: after a copy, whatever the observer writes through goes into the copy's buffer
+    only; the layout, a module constant, is shared rather than copied."""
     env = module.raw_env()
     env.reset(seed=0)
     for how in ("deepcopy", "pickle"):
         twin = _copy(env, how)
         obs = twin.observer
         assert not np.shares_memory(obs.buf, env.observer.buf)
+        assert obs.layout is env.observer.layout
         for value in vars(obs).values():
             views = value.values() if isinstance(value, dict) else [value]
             for v in views:
