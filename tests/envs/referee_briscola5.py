@@ -3,6 +3,11 @@
 Written from ``shared/rules/briscola5.md`` with sets and strings, sharing no code with the
 engine, so random playouts can compare the engine's masks, turns, tricks and credits with
 it. One hand only (the engine's match logic is tested separately).
+
+The three ``referee_<game>`` modules use the same names for the same jobs: ``card`` /
+``cards`` / ``code`` (card codes <-> ids), and a ``Referee`` of one hand with ``to_act``,
+``legal()``, ``step(action)``, ``done`` and ``scores()`` (the hand's per-seat score:
+here the credits).
 """
 
 from __future__ import annotations
@@ -15,6 +20,16 @@ CARD_POINTS = {"A": 11, "3": 10, "K": 4, "H": 3, "J": 2}
 
 def code(card: int) -> str:
     return RANKS[card % 10] + SUITS[card // 10]
+
+
+def card(text: str) -> int:
+    """``"AC"`` -> 0 (rank letter, suit letter, spec section 1)."""
+    return SUITS.index(text[1]) * 10 + RANKS.index(text[0])
+
+
+def cards(text: str) -> list[int]:
+    """``"AC 2C JS"`` -> card ids."""
+    return [card(t) for t in text.split()]
 
 
 def points(card: int) -> int:
@@ -121,9 +136,10 @@ class Referee:
         if self.tricks_done < 8:
             return None
         self.done = True
-        return self.credits()
+        return self.scores()
 
-    def credits(self) -> list[int]:
+    def scores(self) -> list[int]:
+        """The credits of the hand (spec section 4.2), once it was played out."""
         team = {self.caller, self.partner}
         team_points = sum(self.won_points[p] for p in team)
         team_tricks = sum(self.won_tricks[p] for p in team)

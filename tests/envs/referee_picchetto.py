@@ -3,6 +3,11 @@
 ``Referee`` is a deliberately plain re-statement of ``shared/rules/picchetto.md`` with sets,
 lists and strings, sharing no code with the engine: random playouts compare the engine's
 masks, per-step rewards, scoring events and revealed cards with it.
+
+The three ``referee_<game>`` modules use the same names for the same jobs: ``card`` /
+``cards`` / ``code`` (card codes <-> ids), and a ``Referee`` of one hand with ``to_act``,
+``legal()``, ``step(action)``, ``done`` and ``scores()`` (the hand's per-seat score: here
+the points each player scored in the hand).
 """
 
 from __future__ import annotations
@@ -127,6 +132,10 @@ class Referee:
             self.bonus_done = True
             return self.award(seat, 30, "pique")
         return False
+
+    def scores(self) -> list[int]:
+        """The points each seat scored in this hand (every event, Bianco to capot)."""
+        return list(self.hs)
 
     # -- the mask -----------------------------------------------------------------------
     def legal(self) -> set[int]:

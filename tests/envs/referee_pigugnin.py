@@ -4,6 +4,11 @@ Nothing here imports the engine: card identities, the capture order, the mask, t
 winner, the hand scoring and the end-of-game check are re-derived from the spec's text and
 tables, with plain sets and strings, so that a bug in the engine cannot hide behind the same
 bug in the checker.
+
+The three ``referee_<game>`` modules use the same names for the same jobs: ``card`` /
+``cards`` / ``code`` (card codes <-> ids), and a ``Referee`` of one hand with ``to_act``,
+``legal()``, ``step(action)``, ``done`` and ``scores()`` (the hand's per-seat score: here
+the busche paid). ``hand_busche`` and ``game_result`` restate the scoring and the game end.
 """
 
 from __future__ import annotations
@@ -21,17 +26,18 @@ TIE_TABLE = {2: 1, 3: 2, 4: 3, 5: 4}
 NO_TRICK_TABLE = {1: 2, 2: 3, 3: 4, 4: 5}
 
 
-def card_id(code: str) -> int:
-    return SUITS.index(code[1]) * 10 + RANKS.index(code[0])
+def card(text: str) -> int:
+    """``"AC"`` -> 0 (rank letter, suit letter, spec section 1.1)."""
+    return SUITS.index(text[1]) * 10 + RANKS.index(text[0])
 
 
-def code_of(card: int) -> str:
-    return RANKS[card % 10] + SUITS[card // 10]
+def code(card_id: int) -> str:
+    return RANKS[card_id % 10] + SUITS[card_id // 10]
 
 
-def ids(codes: str) -> list[int]:
+def cards(text: str) -> list[int]:
     """``"AC 2C JS"`` -> card ids."""
-    return [card_id(c) for c in codes.split()]
+    return [card(t) for t in text.split()]
 
 
 def suit(card: int) -> int:
@@ -165,10 +171,15 @@ def game_result(
     return res
 
 
-class HandReferee:
-    """Follows one hand card by card from the dealt hands; raises AssertionError on misuse."""
+class Referee:
+    """Follows one hand card by card from the dealt hands; raises AssertionError on misuse.
 
-    def __init__(self, hands: list[set[int]], leader: int, restriction: bool = False):
+    ``flags`` are the game's flags (only the first-trick restriction and the two scoring
+    policies matter for one hand); missing keys take the spec's defaults.
+    """
+
+    def __init__(self, hands: list[set[int]], leader: int, flags: dict | None = None):
+        flags = flags or {}
         self.n = len(hands)
         self.hands = [set(h) for h in hands]
         self.size = len(hands[0])
@@ -180,17 +191,19 @@ class HandReferee:
         self.pig = -1
         self.done_tricks = 0
         self.seen: list[int] = []
-        self.restriction = restriction
+        self.restriction = flags.get("pigugnin_first_trick_restriction", False)
+        self.tie_scope = flags.get("tie_penalty_scope", "any_score")
+        self.top_policy = flags.get("top_scorer_tie_policy", "all_pay")
         self.log: list[tuple[int, list[int], int]] = []
 
     def legal(self) -> set[int]:
         return legal_cards(self.hands[self.to_act], self.trick, self.done_tricks == 0, self.restriction)
 
-    def play(self, card: int) -> None:
-        assert card in self.legal(), (code_of(card), sorted(self.legal()))
-        self.hands[self.to_act].remove(card)
-        self.trick.append(card)
-        self.seen.append(card)
+    def step(self, card_id: int) -> None:
+        assert card_id in self.legal(), (code(card_id), sorted(self.legal()))
+        self.hands[self.to_act].remove(card_id)
+        self.trick.append(card_id)
+        self.seen.append(card_id)
         if len(self.trick) < self.n:
             self.to_act = (self.to_act + 1) % self.n
             return
@@ -207,5 +220,10 @@ class HandReferee:
             self.points[winner] += 3  # last trick
 
     @property
-    def over(self) -> bool:
+    def done(self) -> bool:
         return self.done_tricks == self.size
+
+    def scores(self) -> list[int]:
+        """The busche each seat pays for the hand (spec section 4.3), once it was played out."""
+        assert self.done
+        return hand_busche(self.points, self.tricks, self.pig, self.tie_scope, self.top_policy)[0]

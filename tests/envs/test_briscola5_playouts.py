@@ -1,7 +1,7 @@
 """Random playouts of Briscola in cinque against an independent referee.
 
 20,000+ complete hands on the engine (every mask, turn, trick and credit compared with
-``briscola5_referee``), a few hundred through ``env()`` (the observed mask against the
+``referee_briscola5``), a few hundred through ``env()`` (the observed mask against the
 referee), the incremental observer against a full rebuild, and the no-leak property.
 """
 
@@ -15,7 +15,7 @@ import pytest
 from envs import briscola5_v0
 from envs.briscola5.game import AUCTION, FORFEIT_CHECK, Briscola5Game, hand_points
 from envs.briscola5.observation import Briscola5Observer
-from tests.envs.briscola5_referee import Referee
+from tests.envs.referee_briscola5 import Referee
 
 VARIANTS = [
     ({}, 20_000),
@@ -128,7 +128,7 @@ def test_env_masks_equal_the_referee_and_rewards_are_the_credits():
             ref.step(action)
             env.step(action)
         assert not env.agents  # every agent got its dead step
-        expected = ref.credits() if not ref.void else [0] * 5
+        expected = ref.scores() if not ref.void else [0] * 5
         assert [returns[f"player_{i}"] for i in range(5)] == expected
 
 

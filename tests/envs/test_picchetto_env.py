@@ -17,7 +17,7 @@ from envs.picchetto import env as env_module
 from envs.picchetto.game import FACE_MASK, FLAGS, TRICK_LEAD
 from envs.picchetto.observation import LAYOUT, PicchettoObserver, decode
 from tests.envs.common import assert_reset_continues_the_stream, trajectory
-from tests.envs.picchetto_helpers import card, cards, exchange_deal
+from tests.envs.referee_picchetto import card, cards, exchange_deal
 
 NON_DEFAULT = dict(
     first_dealer=1,

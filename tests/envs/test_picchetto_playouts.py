@@ -23,7 +23,7 @@ from envs import picchetto_v0
 from envs.core.cards import iter_bits
 from envs.picchetto.game import OVER, TRICK_FOLLOW, TRICK_LEAD, PicchettoGame
 from envs.picchetto.observation import PicchettoObserver, decode, view
-from tests.envs.picchetto_helpers import Referee, is_face
+from tests.envs.referee_picchetto import Referee, is_face
 
 DEFAULTS = {f.name: f.default for f in PicchettoGame.FLAGS}
 VARIANTS = {

@@ -16,7 +16,7 @@ from envs.core.cards import FRENCH
 from envs.core.errors import IllegalActionError
 from envs.picchetto.game import ANSWERS, FACE_MASK, declare, follow_mask
 from envs.picchetto.observation import decode
-from tests.envs.picchetto_helpers import card, cards, exchange_deal
+from tests.envs.referee_picchetto import card, cards, exchange_deal
 
 M = FRENCH.mask
 

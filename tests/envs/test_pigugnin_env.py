@@ -13,7 +13,7 @@ from envs.core.errors import ConfigError, DealError, IllegalActionError
 from envs.pigugnin.game import PigugninGame
 from envs.pigugnin.observation import decode
 from tests.envs.common import assert_reset_continues_the_stream, trajectory
-from tests.envs.pigugnin_helpers import JS, SEVEN_D, card_id, ids
+from tests.envs.referee_pigugnin import JS, SEVEN_D, card, cards
 
 NON_DEFAULT = dict(
     first_dealer=2,
@@ -232,29 +232,29 @@ def test_flag_pigugnin_first_trick_restriction():
     env = pigugnin_v0.env(pigugnin_first_trick_restriction=True)
     env.reset(seed=0, options={"dealer": 3, "hands": hands})
     legal = np.flatnonzero(env.observe("player_0")["action_mask"]).tolist()
-    assert JS not in legal and legal == sorted(set(ids(deal[0])) - {JS})
+    assert JS not in legal and legal == sorted(set(cards(deal[0])) - {JS})
     # a follower holding JS and other Spades may not play JS to a Spade lead
     hands2 = [h.split() for h in ["AS 2S AD 3D 4D 5D 6D 7D JD HD", "JS 3S 4S 5S 6S 7S HS KS KD 2D", deal[2], deal[3]]]
     env.reset(seed=0, options={"dealer": 3, "hands": hands2})
-    env.step(card_id("2S"))
+    env.step(card("2S"))
     legal = np.flatnonzero(env.observe("player_1")["action_mask"]).tolist()
-    assert JS not in legal and set(legal) == set(ids("3S 4S 5S 6S 7S HS KS"))
+    assert JS not in legal and set(legal) == set(cards("3S 4S 5S 6S 7S HS KS"))
     # Spade led and JS is the follower's only Spade: allowed (and forced)
     hands3 = [h.split() for h in ["AS 2S 3S 4S 5S 6S 7S HS KS 2D", "JS AD 3D 4D 5D 6D 7D JD HD KD", deal[2], deal[3]]]
     env.reset(seed=0, options={"dealer": 3, "hands": hands3})
-    env.step(card_id("2S"))
+    env.step(card("2S"))
     assert np.flatnonzero(env.observe("player_1")["action_mask"]).tolist() == [JS]
     # void in the led suit: any card but JS
     env.reset(seed=0, options={"dealer": 1, "hands": hands3})
-    env.step(card_id("AC"))
-    env.step(card_id("AB"))
-    env.step(card_id("2D"))
+    env.step(card("AC"))
+    env.step(card("AB"))
+    env.step(card("2D"))
     legal = np.flatnonzero(env.observe("player_1")["action_mask"]).tolist()
-    assert legal == sorted(ids("AD 3D 4D 5D 6D 7D JD HD KD"))
+    assert legal == sorted(cards("AD 3D 4D 5D 6D 7D JD HD KD"))
     # from the second trick on JS is free again
     env.reset(seed=0, options={"dealer": 3, "hands": hands3})
     for code in ("2D", "3D", "AC", "AB"):  # 3D beats 2D: seat 1 leads trick 2
-        env.step(card_id(code))
+        env.step(card(code))
     assert env.agent_selection == "player_1"
     assert JS in np.flatnonzero(env.observe("player_1")["action_mask"])
 
@@ -412,7 +412,7 @@ def test_unknown_option_keys_warn_and_are_ignored():
 def test_illegal_or_malformed_action_raises_and_changes_nothing(bad):
     env = pigugnin_v0.env()
     env.reset(seed=2, options={"dealer": 3, "hands": FULL})  # seat 0 holds all Coppe
-    env.step(card_id("AC"))
+    env.step(card("AC"))
     agent = env.agent_selection
     before = env.observe(agent)["observation"].tobytes()
     with pytest.raises(IllegalActionError) as err:
@@ -432,12 +432,12 @@ def test_playing_a_card_not_held_or_not_following_suit_is_illegal():
         "AB 2B 3B 4B 5B 6B 7B JB HB KB",
     ]
     env.reset(seed=0, options={"dealer": 3, "hands": [h.split() for h in hands]})
-    env.step(card_id("AC"))
+    env.step(card("AC"))
     for bad in ("2C", "2D"):  # not held; held but not following Coppe
-        with pytest.raises(IllegalActionError, match=f"action {card_id(bad)} \\({bad}\\) is not legal now") as err:
-            env.step(card_id(bad))
+        with pytest.raises(IllegalActionError, match=f"action {card(bad)} \\({bad}\\) is not legal now") as err:
+            env.step(card(bad))
         assert "legal actions: 9 (KC)" in str(err.value)
-    env.step(card_id("KC"))
+    env.step(card("KC"))
     assert env.agent_selection == "player_2"
 
 
@@ -457,7 +457,7 @@ def test_step_after_the_end_and_before_reset():
 def test_render_ansi_shows_totals_trick_and_only_the_viewers_hand():
     env = pigugnin_v0.env(render_mode="ansi")
     env.reset(seed=0, options={"dealer": 3, "hands": FULL, "busche": [1, 2, 3, 4]})
-    env.step(card_id("5C"))
+    env.step(card("5C"))
     text = env.render()
     assert "hand 1, dealer player_3" in text and "player_1 to play" in text
     assert "trick: player_0:5C" in text

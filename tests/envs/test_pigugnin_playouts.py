@@ -1,4 +1,4 @@
-"""Random playouts of Pigugnìn against the independent referee of ``pigugnin_helpers``.
+"""Random playouts of Pigugnìn against the independent referee of ``referee_pigugnin``.
 
 20,000+ complete hands per player count on the engine (whole games: every mask, turn, trick,
 score, busche total, dealer and game outcome compared with the referee), a few hundred hands
@@ -17,7 +17,7 @@ import pytest
 from envs import pigugnin_v0
 from envs.pigugnin.game import PigugninGame
 from envs.pigugnin.observation import LAYOUTS, PigugninObserver, decode
-from tests.envs.pigugnin_helpers import JS, HandReferee, game_result, hand_busche, suit
+from tests.envs.referee_pigugnin import JS, Referee, game_result, hand_busche, suit
 
 
 def _flag_kwargs(game: PigugninGame) -> dict:
@@ -67,7 +67,6 @@ def test_random_games_match_the_referee(flags, min_hands):
     rng = np.random.default_rng(2024 + n)
     rnd = random.Random(99 + n)
     f = game.flags
-    restriction = f["pigugnin_first_trick_restriction"]
     outcome_kwargs = _flag_kwargs(game)
     hands_played = games = 0
     reasons: Counter = Counter()
@@ -86,17 +85,17 @@ def test_random_games_match_the_referee(flags, min_hands):
             leader = (state.dealer + 1) % n
             if hand_no == 1 and f["first_hand_leader"] == "holder_7D":
                 leader = next(p for p in range(n) if 16 in deal[p])
-            ref = HandReferee([set(h) for h in deal], leader, restriction)
+            ref = Referee([set(h) for h in deal], leader, f)
             rewards = None
-            while not ref.over:
+            while not ref.done:
                 assert game.current_player(state) == ref.to_act
                 legal = ref.legal()
                 mask = game.legal_mask(state)
                 assert mask == sum(1 << c for c in legal), (sorted(legal), mask)
                 card = rnd.choice(sorted(legal))
-                ref.play(card)
+                ref.step(card)
                 rewards = game.apply(state, card)
-                assert (rewards is not None) == ref.over
+                assert (rewards is not None) == ref.done
             hands_played += 1
             record = state.records[-1]
             assert sum(ref.points) == 35 and record["points"] == ref.points
@@ -106,7 +105,7 @@ def test_random_games_match_the_referee(flags, min_hands):
             delta, cappotto = hand_busche(
                 ref.points, ref.tricks, ref.pig, f["tie_penalty_scope"], f["top_scorer_tie_policy"]
             )
-            assert record["busche_delta"] == delta and record["cappotto"] == cappotto
+            assert record["busche_delta"] == delta == ref.scores() and record["cappotto"] == cappotto
             assert delta[ref.pig] >= 1  # the Pigugnìn busca in every hand
             totals = [t + d for t, d in zip(totals, delta, strict=True)]
             assert record["busche_total"] == totals
@@ -167,7 +166,7 @@ def test_env_playouts_observations_masks_and_rewards(n):
     for episode in range(150):
         env.reset(seed=episode)
         state = env.unwrapped.state_
-        ref = HandReferee([set(h) for h in state.deal], (state.dealer + 1) % n)
+        ref = Referee([set(h) for h in state.deal], (state.dealer + 1) % n)
         returns = dict.fromkeys(env.possible_agents, 0)
         while env.agents:
             agent = env.agent_selection
@@ -191,9 +190,9 @@ def test_env_playouts_observations_masks_and_rewards(n):
             assert view["pig_holder"] == (None if ref.pig < 0 else (ref.pig - seat) % n)
             action = rnd.choice(sorted(legal))
             env.step(action)
-            ref.play(action)
+            ref.step(action)
         hands += 1
-        delta = hand_busche(ref.points, ref.tricks, ref.pig)[0]
+        delta = ref.scores()
         assert [returns[f"player_{p}"] for p in range(n)] == [-d for d in delta]
     assert hands == 150
 

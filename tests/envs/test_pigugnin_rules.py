@@ -23,7 +23,7 @@ from envs.pigugnin.game import (
     tie_penalty,
 )
 from envs.pigugnin.observation import decode
-from tests.envs.pigugnin_helpers import BUSCHE_LIST, HandReferee, card_id, hand_busche, ids
+from tests.envs.referee_pigugnin import BUSCHE_LIST, Referee, card, cards, hand_busche
 
 # -- tables (§4.2) -----------------------------------------------------------------------------
 
@@ -216,7 +216,7 @@ def _deal(*hands: str) -> list[list[str]]:
 
 def _play(env, *codes: str) -> None:
     for code in codes:
-        env.step(card_id(code))
+        env.step(card(code))
 
 
 def test_6_13_void_player_discards_and_the_3_wins():
@@ -242,7 +242,7 @@ def test_6_13_void_player_discards_and_the_3_wins():
     view = decode(env.observe("player_0"))
     assert view["points"] == [0, 0, 0, 5]  # 1 + 1 + 3
     assert view["tricks_won"] == [0, 0, 0, 1]
-    assert view["captured"][3] == sorted(ids("5C KC 3C AD"))
+    assert view["captured"][3] == sorted(cards("5C KC 3C AD"))
     assert view["trick"] == [] and view["trick_leader"] == 3
     assert decode(env.observe("player_3"))["points"] == [5, 0, 0, 0]  # seat-relative
 
@@ -262,20 +262,20 @@ def test_6_14_must_follow_suit_mask():
     env.reset(seed=0, options={"dealer": 0, "hands": _deal(*hands)})
     _play(env, "4D")
     legal = np.flatnonzero(env.observe("player_2")["action_mask"]).tolist()
-    assert legal == sorted(ids(hands[2])) and {1, 6, 20, 27} <= set(legal)
+    assert legal == sorted(cards(hands[2])) and {1, 6, 20, 27} <= set(legal)
 
 
 def test_6_14_exact_four_card_hand_on_the_engine():
     game = PigugninGame()
     state = game.new_state(np.random.default_rng(0), {"dealer": 3})
     hand = 0
-    for c in ids("2C 7C AS JS"):
+    for c in cards("2C 7C AS JS"):
         hand |= 1 << c
     state.to_act, state.leader = 1, 0
     state.hands[1] = hand
-    state.trick = [card_id("4C")]
+    state.trick = [card("4C")]
     assert game.legal_actions(state) == [1, 6]
-    state.trick = [card_id("4D")]
+    state.trick = [card("4D")]
     assert game.legal_actions(state) == [1, 6, 20, 27]
 
 
@@ -310,8 +310,8 @@ def test_last_trick_bonus_goes_to_the_winner_of_the_last_trick():
         env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
     last_winner = record["trick_history"][-1][2]
     card_pts = [0] * 4
-    for _, cards, winner in record["trick_history"]:
-        card_pts[winner] += sum([3, 1, 1, 0, 0, 0, 0, 1, 1, 1][c % 10] for c in cards)
+    for _, trick, winner in record["trick_history"]:
+        card_pts[winner] += sum([3, 1, 1, 0, 0, 0, 0, 1, 1, 1][c % 10] for c in trick)
     card_pts[last_winner] += 3
     assert record["points"] == card_pts and sum(card_pts) == 35
 
@@ -366,10 +366,10 @@ def _lowest_policy_hand(hands, dealer, busche, **flags):
 def test_fixture_hands_score_as_stated_by_the_referee():
     for hands, dealer, delta in [(HAND4, 3, DELTA4), (HAND5, 0, DELTA5)]:
         n = len(hands)
-        ref = HandReferee([set(ids(" ".join(h))) for h in hands], (dealer + 1) % n)
-        while not ref.over:
-            ref.play(min(ref.legal()))
-        assert hand_busche(ref.points, ref.tricks, ref.pig)[0] == delta
+        ref = Referee([set(cards(" ".join(h))) for h in hands], (dealer + 1) % n)
+        while not ref.done:
+            ref.step(min(ref.legal()))
+        assert hand_busche(ref.points, ref.tricks, ref.pig)[0] == ref.scores() == delta
 
 
 GAME_EXAMPLES_4 = [
