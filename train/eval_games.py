@@ -22,7 +22,10 @@ Outcomes, per game:
 | pigugnin  | ``result["outcome"]`` per seat (an annulled game counts as a draw, as ``outcome_reward`` pays it); undecided in a hand episode that does not end the game |
 | picchetto | the match winner, else the winner of the last finished game; undecided in a hand episode that ends no game (no draws exist) |
 
-Game figures: see ``FIGURES`` of each scorer (name, numerator, denominator, meaning).
+Game figures: see ``FIGURES`` of each scorer (name, numerator, denominator, meaning). The
+figures named in a scorer's ``PROPORTIONS`` (and the win/draw/lose rates) are shares (the
+numerator counts a subset of the denominator), so their intervals are Wilson intervals
+(``train.stats.proportion_ci``) and stay inside [0, 1]; the others are ratios (delta method).
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ class GameScorer:
     game = ""
     EXTRA: tuple[str, ...] = ()
     FIGURES: tuple[Figure, ...] = ()
+    #: names of the FIGURES that are proportions (0 <= numerator <= denominator): Wilson intervals
+    PROPORTIONS: frozenset[str] = frozenset()
     #: whether ``on_action`` must see every action (costs a call per step)
     tracks_actions = False
 
@@ -92,6 +97,8 @@ class Briscola5Scorer(GameScorer):
         ("mean_bid", "bid_sum", "bids", "mean value of a bid"),
         ("card_points", "card_points", "played", "card points taken per played (non-void) hand"),
     )
+    PROPORTIONS = frozenset({"caller_rate", "contract_made", "solo_rate", "partner_rate", "partner_won",
+                             "defender_won"})
     tracks_actions = True
     # Action ids of ``envs/briscola5/env.py``: BID(v) = 81 + (v - 61) for ids 81..140.
     BID_LO, BID_HI, BID_MIN = 81, 140, 61
@@ -143,6 +150,7 @@ class PigugninScorer(GameScorer):
         ("no_trick_rate", "no_trick", "hands", "share of hands without a trick"),
         ("cappotto_rate", "cappotto", "hands", "share of hands taking every trick"),
     )
+    PROPORTIONS = frozenset({"pigugnin_taken", "no_trick_rate", "cappotto_rate"})
 
     def outcomes(self, result: dict[str, Any], n: int) -> list[str | None]:
         out = result.get("outcome")
@@ -175,6 +183,7 @@ class PicchettoScorer(GameScorer):
         ("points_per_hand", "points", "hands", "points scored per hand"),
         ("games_won", "games_won", "games", "finished games won"),
     )
+    PROPORTIONS = frozenset({"pique_rate", "repique_rate", "capot_rate", "bianco_rate", "games_won"})
     _KINDS = ("pique", "repique", "capot", "bianco")
 
     def outcomes(self, result: dict[str, Any], n: int) -> list[str | None]:

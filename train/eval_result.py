@@ -9,7 +9,8 @@ It keeps the per-deal counters (``deal_counts[deal, entry, counter]``, see
 | ``reward_per_episode`` | mean episode return, 95% t interval over per-deal means     |
 | ``reward_per_hand``  | total reward / total hands, delta-method 95% interval          |
 | ``win``, ``draw``, ``lose`` | rates over the decided episodes (None where undefined)  |
-| ``figures``          | the game's figures (name -> interval dict)                     |
+| ``rate_intervals``   | ``{"win"|"draw"|"lose": interval dict}``: Wilson 95% intervals of those rates (None where undefined) |
+| ``figures``          | the game's figures (name -> interval dict; Wilson for the proportions) |
 | ``episodes``, ``hands``, ``decided`` | totals                                         |
 """
 
@@ -25,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from train.eval_games import Figure
-from train.stats import Interval, ratio_ci
+from train.stats import Interval, proportion_ci, ratio_ci
 
 __all__ = ["EvalResult", "player_labels"]
 
@@ -57,7 +58,8 @@ class EvalResult:
 
     def __init__(self, *, game: str, specs: list[str], flags: dict[str, Any], seed: int, num_deals: int,
                  duplicate: bool, seating: str, seatings_per_deal: int, counters: tuple[str, ...],
-                 figures: tuple[Figure, ...], deal_counts: np.ndarray, command: str | None = None):
+                 figures: tuple[Figure, ...], deal_counts: np.ndarray, command: str | None = None,
+                 proportions: frozenset[str] | set[str] = frozenset()):
         self.game = game
         self.specs = list(specs)
         self.labels = player_labels(self.specs)
@@ -69,6 +71,7 @@ class EvalResult:
         self.seatings_per_deal = seatings_per_deal
         self.counters = tuple(counters)
         self.figures = tuple(figures)
+        self.proportions = frozenset(proportions)  # figures with Wilson intervals (shares, inside [0, 1])
         self.deal_counts = deal_counts
         self.command = command
         self._ix = {c: i for i, c in enumerate(self.counters)}
@@ -79,8 +82,14 @@ class EvalResult:
         """Per-deal values of one counter for one line-up entry."""
         return self.deal_counts[:, entry, self._ix[counter]]
 
-    def interval(self, entry: int, num: str, den: str) -> Interval:
-        return ratio_ci(self.column(entry, num), self.column(entry, den))
+    def interval(self, entry: int, num: str, den: str, proportion: bool = False) -> Interval:
+        """``sum(num) / sum(den)`` over deals: Wilson (inside [0, 1]) for a proportion, else delta method."""
+        ci = proportion_ci if proportion else ratio_ci
+        return ci(self.column(entry, num), self.column(entry, den))
+
+    def rate_interval(self, entry: int, outcome: str) -> Interval:
+        """Share of the decided episodes with this outcome (``win``, ``draw``, ``lose``), Wilson interval."""
+        return self.interval(entry, outcome, "decided", proportion=True)
 
     def reward_per_episode(self, entry: int) -> Interval:
         return self.interval(entry, "reward", "episodes")
@@ -101,13 +110,17 @@ class EvalResult:
                 decided = float(self.column(i, "decided").sum())
                 rates = {k: (float(self.column(i, k).sum()) / decided if decided else None)
                          for k in ("win", "draw", "lose")}
+                rate_intervals = {k: (_idict(self.rate_interval(i, k)) if decided else None)
+                                  for k in ("win", "draw", "lose")}
                 rows.append({
                     "player": label,
                     "spec": spec,
                     "reward_per_episode": _idict(self.reward_per_episode(i)),
                     "reward_per_hand": _idict(self.reward_per_hand(i)),
                     **rates,
-                    "figures": {name: _idict(self.interval(i, num, den)) for name, num, den, _ in self.figures},
+                    "rate_intervals": rate_intervals,
+                    "figures": {name: _idict(self.interval(i, num, den, name in self.proportions))
+                                for name, num, den, _ in self.figures},
                     "episodes": int(self.column(i, "episodes").sum()),
                     "hands": int(self.column(i, "hands").sum()),
                     "decided": int(decided),
@@ -132,7 +145,9 @@ class EvalResult:
             "players": self.table,
             "figures": {name: {"numerator": num, "denominator": den, "meaning": meaning}
                         for name, num, den, meaning in self.figures},
-            "interval": "95% Student-t over deals; per-hand and figures: ratio of sums, delta method",
+            "interval": "95% Student-t over deals; per-hand and figures: ratio of sums, delta method; "
+                        "rates and proportion figures: Wilson score with the deals' effective sample size",
+            "proportions": sorted(self.proportions),
         }
         if per_deal:
             out["per_deal_reward_per_episode"] = {
@@ -160,6 +175,8 @@ class EvalResult:
                     flat[f"{key}_{k}"] = r[key][k]
             for k in ("win", "draw", "lose"):
                 flat[f"{k}_rate"] = r[k]
+                iv = r["rate_intervals"][k] or {}
+                flat[f"{k}_low"], flat[f"{k}_high"] = iv.get("low"), iv.get("high")
             for name, iv in r["figures"].items():
                 for k in ("mean", "low", "high"):
                     flat[f"{name}_{k}"] = iv[k]
@@ -213,9 +230,18 @@ class EvalResult:
         def fmt(iv: dict[str, Any]) -> str:
             if iv["mean"] is None:
                 return "n/a"
-            if iv["low"] is None:
-                return f"{iv['mean']:+.3f}"
+            if iv["low"] is None:  # one deal: no interval
+                return f"{iv['mean']:+.3f} [n/a]"
             return f"{iv['mean']:+.3f} [{iv['low']:+.3f}, {iv['high']:+.3f}]"
+
+        def cell(name: str, iv: dict[str, Any]) -> str:
+            if iv["mean"] is None:
+                return "n/a"
+            if iv["low"] is None:
+                return f"{iv['mean']:.3f} [n/a]" if name in self.proportions else f"{iv['mean']:.3f} ±n/a"
+            if name in self.proportions:  # Wilson: not symmetric around the mean
+                return f"{iv['mean']:.3f} [{iv['low']:.3f}, {iv['high']:.3f}]"
+            return f"{iv['mean']:.3f} ±{iv['ci95']:.3f}"
 
         def rate(x: float | None) -> str:
             return "  -  " if x is None else f"{x:.3f}"
@@ -227,13 +253,9 @@ class EvalResult:
                          f"{rate(r['win'])}  {rate(r['draw'])}  {rate(r['lose'])}")
         if self.figures:
             fwidth = max(len(f[0]) for f in self.figures)
-            col = max(14, width)
+            col = max(20 if self.proportions else 14, width)
             lines += ["", f"{'figure':<{fwidth}}  " + "  ".join(f"{lab:>{col}}" for lab in self.labels)]
             for name, *_ in self.figures:
-                cells = []
-                for r in self.table:
-                    iv = r["figures"][name]
-                    cells.append("n/a" if iv["mean"] is None else
-                                 f"{iv['mean']:.3f}" + (f" ±{iv['ci95']:.3f}" if iv["ci95"] is not None else ""))
+                cells = [cell(name, r["figures"][name]) for r in self.table]
                 lines.append(f"{name:<{fwidth}}  " + "  ".join(f"{c:>{col}}" for c in cells))
         return "\n".join(lines)

@@ -260,7 +260,8 @@ def evaluate(game: str, players: list[Any], *, num_deals: int, seed: int = 0, fl
     return EvalResult(game=game, specs=[_spec_name(p) for p in players], flags=job.flags, seed=job.seed,
                       num_deals=num_deals, duplicate=duplicate, seating=seating,
                       seatings_per_deal=len(seatings(n, seating)) if duplicate else 1,
-                      counters=scorer.counters, figures=scorer.FIGURES, deal_counts=counts, command=command)
+                      counters=scorer.counters, figures=scorer.FIGURES, deal_counts=counts, command=command,
+                      proportions=scorer.PROPORTIONS)
 
 
 def num_seats(game: str, flags: dict[str, Any] | None = None) -> int:
@@ -277,7 +278,8 @@ def head_to_head(game: str, candidate: Any, opponent: Any, *, num_deals: int, se
 
     Returns the candidate's figures as plain numbers: ``mean``, ``low``, ``high``, ``ci95``
     (reward per episode), ``mean_per_hand``, ``low_per_hand``, ``high_per_hand``,
-    ``ci95_per_hand``, ``win``, ``draw``, ``lose`` (None where undefined), ``n_deals``,
+    ``ci95_per_hand``, ``win``, ``draw``, ``lose`` (None where undefined) with their Wilson
+    intervals ``win_low``, ``win_high``, ``draw_low`` ... (None where undefined or one deal), ``n_deals``,
     ``episodes``, ``hands``. An opponent Agent object is copied for each extra seat.
     """
     n = num_seats(game, flags)
@@ -293,6 +295,8 @@ def head_to_head(game: str, candidate: Any, opponent: Any, *, num_deals: int, se
         "mean": ep["mean"], "low": ep["low"], "high": ep["high"], "ci95": ep["ci95"], "n_deals": num_deals,
         "mean_per_hand": hand["mean"], "low_per_hand": hand["low"], "high_per_hand": hand["high"],
         "ci95_per_hand": hand["ci95"], "win": row["win"], "draw": row["draw"], "lose": row["lose"],
+        **{f"{k}_{end}": (row["rate_intervals"][k] or {}).get(end) for k in ("win", "draw", "lose")
+           for end in ("low", "high")},
         "episodes": row["episodes"], "hands": row["hands"],
     }
 

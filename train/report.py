@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,9 @@ def _read_csv(path: Path) -> list[dict[str, Any]]:
         for r in csv.DictReader(f):
             row: dict[str, Any] = {}
             for k, v in r.items():
+                if v in ("", "None", "nan"):  # an empty cell: no interval (one deal) or no value
+                    row[k] = None
+                    continue
                 try:
                     row[k] = float(v)
                 except (TypeError, ValueError):
@@ -41,18 +45,31 @@ def _read_csv(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _fmt(mean: float | None, low: float | None = None, high: float | None = None) -> str:
-    if mean is None:
+def _missing(x: Any) -> bool:
+    return x is None or x == "" or (isinstance(x, float) and math.isnan(x))
+
+
+def _nan(x: Any) -> float:
+    return math.nan if _missing(x) else float(x)
+
+
+def _fmt(mean: float | None, low: float | None = None, high: float | None = None, interval: bool = True) -> str:
+    """``mean [low, high]``; ``n/a`` for what is missing (one deal has a mean but no interval)."""
+    if _missing(mean):
         return "n/a"
-    if low is None or high is None:
+    if not interval:
         return f"{mean:+.3f}"
+    if _missing(low) or _missing(high):
+        return f"{mean:+.3f} [n/a]"
     return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
 def _verdict(row: dict[str, Any], ref: str = "heuristic") -> str:
     """Where the trained agent stands against ``ref``'s level in the same seat, from the 95% intervals."""
-    if row.get(f"{ref}_mean") is None:
+    if _missing(row.get(f"{ref}_mean")):
         return ""
+    if any(_missing(row.get(k)) for k in ("low", "high", f"{ref}_low", f"{ref}_high")):
+        return "n/a (no interval)"
     if row["low"] > row[f"{ref}_high"]:
         return "above"
     if row["high"] < row[f"{ref}_low"]:
@@ -95,8 +112,8 @@ def plot_learning_curve(run_dir: Path, final: dict[str, Any] | None = None) -> P
         rows = sorted((r for r in evals if r["opponent"] == opp), key=lambda r: r["step"])
         x = [r["step"] for r in rows]
         ax.plot(x, [r["mean"] for r in rows], marker="o", color="C0", label="trained agent (greedy)")
-        ax.fill_between(x, [r["low"] for r in rows], [r["high"] for r in rows], color="C0", alpha=0.2,
-                        label="95% CI")
+        ax.fill_between(x, [_nan(r["low"]) for r in rows], [_nan(r["high"]) for r in rows], color="C0", alpha=0.2,
+                        label="95% CI")  # no band where there is no interval (one deal)
         ref = refs.get(opp, {})
         for name, color in (("heuristic", "C2"), ("random", "C3")):
             if ref.get(f"{name}_mean") is not None:
@@ -146,7 +163,8 @@ def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], c
         f"wall time of the last segment: {last.get('time', 0):.0f} s",
         f"* training opponents: `{config['opponents']}`" + (", self-play snapshots" if config.get("selfplay") else ""),
         *_imitation_line(run_dir),
-        f"* best checkpoint: `best.zip` (step {final.get('best_step')}), last: `last.zip`",
+        f"* best checkpoint: `best.mazzo.zip` (step {final.get('best_step')}), last: `last.mazzo.zip` (safe to play; "
+        "`best.zip`, `last.zip`: Stable-Baselines3 run files for `--resume`)",
         "",
         f"## Final evaluation of best.zip ({int(final['rows'][0]['n_deals']) if final['rows'] else 0} fresh deals)",
         "",
@@ -174,7 +192,7 @@ def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], c
         "",
         "```python",
         "from agents import make_agent",
-        f'agent = make_agent("ppo:{run_dir / "best.zip"}", "{config["game"]}")',
+        f'agent = make_agent("ppo:{run_dir / "best.mazzo.zip"}", "{config["game"]}")',
         "```",
         "",
         "## Config",

@@ -6,12 +6,24 @@
 | ``t_quantile(p, df)`` | its inverse, e.g. ``t_quantile(0.975, 9) = 2.2622`` (bisection)  |
 | ``mean_ci(x)``    | ``Interval``: mean of per-deal values with a two-sided t interval     |
 | ``ratio_ci(num, den)`` | ``Interval``: ``sum(num) / sum(den)`` with a delta-method t interval |
+| ``wilson_ci(k, n)`` | ``Interval``: Wilson score interval of ``k`` successes in ``n`` trials, inside [0, 1] |
+| ``proportion_ci(num, den)`` | ``Interval``: a proportion over deals, Wilson with the deals' effective sample size |
 
 Why a ratio: "reward per hand" is total reward over total hands. Episodes can hold a
 different number of hands (a Pigugnìn game lasts until two players reach 10 busche), so the
 per-hand figure is a ratio estimator; its standard error comes from the per-deal residuals
 ``num_d - r * den_d`` (the delta method), with ``n - 1`` degrees of freedom like the mean.
 When every deal has the same denominator it reduces exactly to ``mean_ci(num / den)``.
+
+Why Wilson for proportions (win rate, share of hands as caller, contracts made ...): a
+symmetric ``mean ± half-width`` leaves [0, 1] near 0 and 1 (``0.000 ± 0.001``, ``0.997 ±
+0.004``) and is zero-width when every trial failed. The Wilson score interval stays inside
+[0, 1] and is not degenerate at 0 or 1. Trials of one deal are not independent (the same
+cards, replayed at every seat), so ``proportion_ci`` feeds Wilson the *effective* number of
+trials ``p (1 - p) / se^2`` (Kish's design effect), with ``se`` the delta-method standard error
+over deals above, capped at the real number of trials, and the t quantile with ``n - 1``
+degrees of freedom in place of the normal one; with ``p`` at 0 or 1 (no spread to measure) it
+uses the real number of trials.
 """
 
 from __future__ import annotations
@@ -22,7 +34,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-__all__ = ["Interval", "mean_ci", "ratio_ci", "t_cdf", "t_quantile"]
+__all__ = ["Interval", "mean_ci", "proportion_ci", "ratio_ci", "t_cdf", "t_quantile", "wilson_ci"]
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -150,6 +162,64 @@ def ratio_ci(num: np.ndarray | list[float], den: np.ndarray | list[float], level
     r = float(a.sum()) / total
     if n < 2:
         return Interval(r, math.nan, math.nan, math.nan, n)
+    return _interval(r, _ratio_se(a, b, r), n, level)
+
+
+def _ratio_se(a: np.ndarray, b: np.ndarray, r: float) -> float:
+    """Delta-method standard error of the ratio ``r = sum(a) / sum(b)`` over ``n >= 2`` deals."""
+    n = a.size
     resid = a - r * b
-    se = math.sqrt(float((resid * resid).sum()) / (n * (n - 1))) / (total / n)
-    return _interval(r, se, n, level)
+    return math.sqrt(float((resid * resid).sum()) / (n * (n - 1))) / (float(b.sum()) / n)
+
+
+def wilson_ci(successes: float, trials: float, level: float = 0.95, z: float | None = None) -> Interval:
+    """Wilson score interval of ``successes`` in ``trials`` independent trials (always inside [0, 1]).
+
+    ``z`` defaults to the normal quantile of ``level`` (1.95996 for 95%). ``mean`` is the observed
+    proportion, ``ci95`` half the interval's width (the interval is not symmetric around ``mean``),
+    ``n`` the trials. NaN everywhere when there are no trials.
+
+    >>> iv = wilson_ci(5, 10); round(iv.low, 4), round(iv.high, 4)
+    (0.2366, 0.7634)
+    """
+    k, n = float(successes), float(trials)
+    if not 0.0 <= k <= n:
+        raise ValueError(f"a proportion needs 0 <= successes <= trials; got {successes} of {trials}")
+    if n == 0.0:
+        return Interval(math.nan, math.nan, math.nan, math.nan, 0)
+    if z is None:
+        z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    p = k / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2.0 * n)) / denom
+    half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
+    low = 0.0 if k == 0.0 else max(0.0, centre - half)  # exact ends (no rounding just outside [0, 1])
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return Interval(p, low, high, (high - low) / 2.0, int(round(n)))
+
+
+def proportion_ci(num: np.ndarray | list[float], den: np.ndarray | list[float], level: float = 0.95) -> Interval:
+    """``sum(num) / sum(den)`` over deals, a proportion (``0 <= num <= den`` on every deal), with a Wilson
+    interval for the deals' effective number of trials (see the module docstring); ``n`` is the deals.
+
+    NaN bounds with fewer than two deals (like every interval over deals); NaN everywhere when the
+    total denominator is 0.
+    """
+    a = np.asarray(num, dtype=np.float64)
+    b = np.asarray(den, dtype=np.float64)
+    if np.any(a < 0) or np.any(a > b):
+        raise ValueError("a proportion needs 0 <= num <= den on every deal")
+    n = int(a.size)
+    k, trials = float(a.sum()), float(b.sum())
+    if n == 0 or trials == 0.0:
+        return Interval(math.nan, math.nan, math.nan, math.nan, n)
+    p = k / trials
+    if n < 2:
+        return Interval(p, math.nan, math.nan, math.nan, n)
+    se = _ratio_se(a, b, p)
+    effective = trials
+    if 0.0 < p < 1.0 and se > 0.0:
+        effective = min(trials, p * (1.0 - p) / (se * se))
+    iv = wilson_ci(p * effective, effective, level, z=t_quantile(0.5 + level / 2.0, n - 1))
+    return Interval(p, iv.low, iv.high, iv.ci95, n)

@@ -313,3 +313,66 @@ def test_cli_bad_input_exits_2_without_output(tmp_path, capsys, no_games):
     assert main(["--game", "picchetto", "--players", "random", "random", "--flag", "nope=1", "--out", str(out)]) == 2
     assert "unknown flag 'nope'" in capsys.readouterr().err
     assert not out.exists()
+
+
+# -- one deal and proportions ----------------------------------------------------------------------
+
+def test_one_deal_has_no_interval_and_prints_n_a(tmp_path):
+    import yaml
+
+    from train.report import final_table, results_table, write_report
+
+    res = evaluate("briscola5", ["heuristic"] + ["random"] * 4, num_deals=1, seed=3)
+    row = res.table[0]
+    assert row["reward_per_episode"]["mean"] is not None and row["reward_per_episode"]["low"] is None
+    text = str(res)
+    assert "[n/a]" in text and "caller_rate" in text
+    paths = res.save(tmp_path / "eval")
+    assert json.loads(paths["json"].read_text())["players"][0]["reward_per_episode"]["high"] is None
+    # the training report of a run evaluated on one deal (train.ppo --eval_deals 1 --final_deals 1)
+    run = tmp_path / "briscola5__ppo__1__0"
+    run.mkdir()
+    h = head_to_head("briscola5", "heuristic", "random", num_deals=1, seed=3)
+    with (run / "eval.csv").open("w", newline="") as f:  # as train.ppo writes it: None is an empty cell
+        w = csv.writer(f)
+        w.writerow(["step", "opponent", "mean", "low", "high", "ci95", "n_deals", "mean_per_hand"])
+        for step in (0, 128):
+            w.writerow([step, "random", h["mean"], h["low"], h["high"], h["ci95"], 1, h["mean_per_hand"]])
+    (run / "metrics.csv").write_text("step,episodes,ep_return_mean,time\n128,20,-1.5,3.2\n")
+    final = {"best_step": 128, "rows": [{"opponent": "random", "mean": h["mean"], "low": None, "high": None,
+                                         "ci95": None, "n_deals": 1, "heuristic_mean": h["mean"],
+                                         "heuristic_low": None, "heuristic_high": None, "random_mean": -1.0,
+                                         "random_low": None, "random_high": None}]}
+    config = {"game": "briscola5", "env": {}, "opponents": "heuristic", "exp_name": "ppo", "total_timesteps": 128}
+    report = write_report(run, config, final).read_text()
+    assert f"| 0 | random | {h['mean']:+.3f} [n/a] | 1 |" in report
+    assert f"| random | {h['mean']:+.3f} [n/a] | 1 |" in report and "n/a (no interval)" in report
+    assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "[n/a]" in final_table(final)
+    (run / "final_eval.json").write_text(json.dumps(final))
+    (run / "config.yaml").write_text(yaml.safe_dump(config))
+    assert "[n/a]" in results_table([run])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("agents.briscola5_heuristic") is None, reason="no Briscola heuristic")
+def test_rate_intervals_stay_inside_zero_one(tmp_path):
+    """Near 0 and 1 (the heuristic never calls; defenders almost always win) a symmetric interval would not."""
+    res = evaluate("briscola5", ["heuristic"] + ["random"] * 4, num_deals=20, seed=0)
+    checked = 0
+    for row in res.table:
+        ivs = [iv for k, iv in row["figures"].items() if k in res.proportions]
+        ivs += [iv for iv in row["rate_intervals"].values() if iv is not None]
+        for iv in ivs:
+            if iv["mean"] is not None:
+                assert 0.0 <= iv["low"] <= iv["mean"] <= iv["high"] <= 1.0, (row["player"], iv)
+                checked += 1
+    assert checked > 40
+    heur = res.table[0]
+    assert heur["figures"]["caller_rate"]["mean"] == 0.0 < heur["figures"]["caller_rate"]["high"]
+    assert res.proportions == {"caller_rate", "contract_made", "solo_rate", "partner_rate", "partner_won",
+                               "defender_won"}
+    # the ratio figures keep their delta-method intervals
+    assert heur["figures"]["card_points"]["ci95"] == pytest.approx(res.interval(0, "card_points", "played").ci95)
+    with res.save(tmp_path)["csv"].open() as f:
+        first = next(csv.DictReader(f))
+    assert float(first["win_low"]) <= float(first["win_rate"]) <= float(first["win_high"])
