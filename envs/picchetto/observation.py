@@ -364,32 +364,42 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
     if isinstance(obs, dict):
         obs = obs["observation"]
     f = LAYOUT.unpack(np.asarray(obs))
+    # Whole-array NumPy calls and plain-float lists (this runs on every heuristic decision).
 
     def cards(row: np.ndarray) -> list[int]:
-        return [int(c) for c in np.flatnonzero(row)]
+        return np.flatnonzero(row).tolist()
 
     def one(row: np.ndarray) -> int | None:
-        hits = np.flatnonzero(row)
-        return int(hits[0]) if hits.size else None
+        for i, v in enumerate(row.tolist()):
+            if v:
+                return i
+        return None
 
-    target = int(round(float(f["target"][0]) * TARGET_SCALE))
+    def rows(a: np.ndarray) -> list[list[int]]:
+        out: list[list[int]] = [[] for _ in range(a.shape[0])]
+        for r, c in zip(*(x.tolist() for x in np.nonzero(a)), strict=True):
+            out[r].append(c)
+        return out
+
+    target = round(f["target"].item() * TARGET_SCALE)
     phase = one(f["phase"])
+    answers = f["answers"].tolist()
+    decl_points = f["decl_points"].T.tolist()
     declarations = {}
     for i, name in enumerate(DECLARATIONS):
-        answer = one(f["answers"][i])
+        answer = next((j for j, v in enumerate(answers[i]) if v), None)
         if name == "point":
-            best = [int(round(float(v) * POINT_SCALE)) or None for v in f["point_value"]]
+            best = [round(v * POINT_SCALE) or None for v in f["point_value"].tolist()]
         else:
-            rows = f["sequence"] if name == "sequence" else f["sets"]
+            held = f["sequence"] if name == "sequence" else f["sets"]
             scale = 8 if name == "sequence" else 4
-            best = [
-                (int(round(float(r[0]) * scale)), int(round(float(r[1]) * 8)) - 1) if r[0] > 0 else None for r in rows
-            ]
+            best = [(round(r[0] * scale), round(r[1] * 8) - 1) if r[0] > 0 else None for r in held.tolist()]
         declarations[name] = {
             "answer": ANSWERS[answer] if answer is not None else None,
             "best": best,
-            "points": [int(round(float(v) * DECL_SCALE)) for v in f["decl_points"][:, i]],
+            "points": [round(v * DECL_SCALE) for v in decl_points[i]],
         }
+    bonuses = f["bonuses"].tolist()
     return {
         "phase": _PHASE_KEYS[phase if phase is not None else OVER],
         "dealer": one(f["dealer"]),
@@ -397,21 +407,21 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
         "discards": cards(f["discards"]),
         "drawn": cards(f["drawn"]),
         "peeked": cards(f["peeked"]),
-        "bianco": [bool(x) for x in f["bonuses"][:, 0]],
-        "bianco_hand": [cards(r) for r in f["bianco_hand"]],
-        "repique": [bool(x) for x in f["bonuses"][:, 1]],
-        "pique": [bool(x) for x in f["pique"]],
-        "exchanged": [int(round(float(x) * EXCHANGE_SCALE)) for x in f["exchanged"]],
+        "bianco": [bool(b[0]) for b in bonuses],
+        "bianco_hand": rows(f["bianco_hand"]),
+        "repique": [bool(b[1]) for b in bonuses],
+        "pique": [bool(x) for x in f["pique"].tolist()],
+        "exchanged": [round(x * EXCHANGE_SCALE) for x in f["exchanged"].tolist()],
         "declarations": declarations,
-        "revealed": [cards(r) for r in f["revealed"]],
-        "played": [cards(r) for r in f["played"]],
+        "revealed": rows(f["revealed"]),
+        "played": rows(f["played"]),
         "trick_card": one(f["trick_card"]),
         "leader": one(f["leader"]),
-        "trick_no": int(round(float(f["trick_no"][0]) * NUM_TRICKS)),
-        "tricks_won": [int(round(float(x) * NUM_TRICKS)) for x in f["tricks_won"]],
-        "hand_score": [int(round(float(x) * target)) for x in f["hand_score"]],
-        "game_score": [int(round(float(x) * target)) for x in f["game_score"]],
-        "games_won": [int(round(float(x) * 2)) for x in f["games_won"]],
+        "trick_no": round(f["trick_no"].item() * NUM_TRICKS),
+        "tricks_won": [round(x * NUM_TRICKS) for x in f["tricks_won"].tolist()],
+        "hand_score": [round(x * target) for x in f["hand_score"].tolist()],
+        "game_score": [round(x * target) for x in f["game_score"].tolist()],
+        "games_won": [round(x * 2) for x in f["games_won"].tolist()],
         "game_number": (one(f["game_number"]) or 0) + 1,
         "target": target,
         "leftover": cards(f["leftover"]),
