@@ -17,6 +17,17 @@ Spaces: ``Box(obs_low, obs_high, (obs_size,), float32)`` and ``Discrete(num_acti
 game (for Pigugnìn they depend on ``num_players``). A deal that ends before the learner ever
 acts (e.g. a Briscola forfeit or all-pass before its turn) is skipped: ``reset`` deals again.
 
+Illegal actions: with ``illegal_action="raise"`` (the default) ``step`` raises the game's
+``IllegalActionError`` and changes nothing. With ``illegal_action="terminate"`` (what a checker
+sampling any id from the action space needs, e.g. Stable-Baselines3's ``check_env``) the episode
+ends instead, like PettingZoo's ``TerminateIllegalWrapper``: the learner gets ``illegal_reward``
+(default -1, returned as given, not multiplied by ``reward_scale``), ``terminated=True``, the
+observation is the unchanged one, the mask is empty and ``info`` holds ``illegal_action`` (the
+id) and ``reason`` (the error message), with ``result=None`` (the game was not finished).
+
+Copying: the env survives ``copy.deepcopy`` and ``pickle`` (``gymnasium.make`` wrappers
+included) at any point; the copy continues exactly like the original under the same actions.
+
 Opponents (the ``opponents`` argument) are agent specs (``"random"``, ``"heuristic"``,
 ``"ppo:PATH"``, ``"pretrained:GAME"``) or ``Agent`` objects, given as one spec, a
 comma-separated string, a list, or a ``{spec: weight}`` dict. Self-play adds frozen snapshots
@@ -38,7 +49,6 @@ This module never imports torch; a trained opponent imports it when it is built.
 
 from __future__ import annotations
 
-import io
 import pickle
 import zlib
 from collections.abc import Mapping, Sequence
@@ -50,7 +60,7 @@ from gymnasium import spaces
 
 from agents.base import Agent
 from agents.registry import make_agent
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, IllegalActionError, ResetNeededError
 from envs.registry import GAMES, make_raw_env
 
 __all__ = ["SingleSeatEnv", "OpponentPool", "GYM_IDS", "register_envs"]
@@ -59,6 +69,8 @@ __all__ = ["SingleSeatEnv", "OpponentPool", "GYM_IDS", "register_envs"]
 GYM_IDS = {"mazzo/Briscola5-v0": "briscola5", "mazzo/Pigugnin-v0": "pigugnin", "mazzo/Picchetto-v0": "picchetto"}
 #: deals skipped in a row (learner never acted) before ``reset`` gives up: a safety net only.
 MAX_SKIPPED_DEALS = 1000
+#: allowed values of ``illegal_action``.
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 
 def register_envs() -> None:
@@ -130,6 +142,9 @@ class OpponentPool:
         return f"OpponentPool(base={self.base!r}, snapshots={self.snapshots!r})"
 
 
+# Loaders for states saved by ``get_state`` before the envs pickled by themselves (it then
+# pickled the observers' views of their buffer as (base, offset, shape, strides)); kept so that
+# ``set_state`` can still resume such a run. New states are plain pickles.
 def _memoryview_of(obj: Any, fmt: str, shape: tuple[int, ...]) -> memoryview:
     mv = memoryview(obj)
     return mv if (mv.format, mv.shape) == (fmt, shape) else mv.cast("B").cast(fmt, shape)
@@ -137,20 +152,6 @@ def _memoryview_of(obj: Any, fmt: str, shape: tuple[int, ...]) -> memoryview:
 
 def _view_of(base: np.ndarray, offset: int, shape: tuple, strides: tuple, dtype: np.dtype) -> np.ndarray:
     return np.ndarray(shape, dtype, buffer=base, offset=offset, strides=strides)
-
-
-class _StatePickler(pickle.Pickler):
-    """Keeps shared memory shared: observers write into one absolute buffer through NumPy views
-    and memoryviews of it, which plain pickling would turn into independent copies. Each view is
-    pickled as (its base, offset, shape, strides), and pickle's memo restores the base only once."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, memoryview) and obj.obj is not None:
-            return _memoryview_of, (obj.obj, obj.format, tuple(obj.shape))
-        if type(obj) is np.ndarray and isinstance(obj.base, np.ndarray) and obj.base.flags.c_contiguous:
-            offset = obj.__array_interface__["data"][0] - obj.base.__array_interface__["data"][0]
-            return _view_of, (obj.base, offset, obj.shape, obj.strides, obj.dtype)
-        return NotImplemented
 
 
 class SingleSeatEnv(gym.Env):
@@ -165,6 +166,15 @@ class SingleSeatEnv(gym.Env):
     | ``reward_scale``| ``1.0``     | the learner's rewards are multiplied by it (info keeps the raw return) |
     | ``snapshot_share``, ``max_snapshots`` | 0.5, 5 | self-play pool settings          |
     | ``render_mode`` | ``None``    | ``"ansi"``: ``render()`` returns the table from the learner's seat |
+    | ``illegal_action`` | ``"raise"`` | ``"raise"``: an illegal action raises ``IllegalActionError`` (nothing changes); ``"terminate"``: it ends the episode with ``illegal_reward`` |
+    | ``illegal_reward`` | ``-1.0``  | the learner's reward for an illegal action with ``"terminate"`` (not scaled) |
+
+    With ``illegal_action="terminate"`` the step of an illegal (or out-of-range) action returns the
+    unchanged observation, ``illegal_reward``, ``terminated=True``, ``truncated=False`` and an info
+    with ``seat``, ``illegal_action`` (the id), ``reason`` (the ``IllegalActionError`` message),
+    ``result=None``, ``episode_return`` (the unscaled game rewards so far plus ``illegal_reward``)
+    and ``opponents``; ``action_masks()`` is then all False and ``step`` raises until ``reset``.
+    This makes the env pass Stable-Baselines3's ``check_env``, which steps with random ids.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -179,10 +189,24 @@ class SingleSeatEnv(gym.Env):
         snapshot_share: float = 0.5,
         max_snapshots: int = 5,
         render_mode: str | None = None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
         **more_flags: Any,
     ):
         if game not in GAMES:
             raise ConfigError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
+        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ConfigError(
+                f"illegal_action must be one of {', '.join(map(repr, ILLEGAL_ACTION_MODES))}; got {illegal_action!r}"
+            )
+        if (
+            isinstance(illegal_reward, bool)
+            or not isinstance(illegal_reward, (int, float, np.integer, np.floating))
+            or not np.isfinite(illegal_reward)
+        ):
+            raise ConfigError(f"illegal_reward must be a finite number; got {illegal_reward!r}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
         if render_mode not in (None, "ansi"):
             raise ConfigError(f"invalid render_mode {render_mode!r}; allowed: None, 'ansi'")
         self.game = game
@@ -211,6 +235,7 @@ class SingleSeatEnv(gym.Env):
         self._rngs: dict[str, np.random.Generator] | None = None
         self._seed_seq: np.random.SeedSequence | None = None
         self._return = 0.0
+        self._illegal_end = False  # the episode was ended by an illegal action ("terminate")
         self.skipped_deals = 0
 
     # -- seeding ------------------------------------------------------------------------
@@ -258,6 +283,7 @@ class SingleSeatEnv(gym.Env):
                     self.seated[s] = agent
             raw.reset(seed=self._env_seed if (seed is not None or first) and skipped == 0 else None, options=options)
             self._return = 0.0
+            self._illegal_end = False
             self._play_opponents()
             if not self._over():
                 self.skipped_deals += skipped
@@ -268,8 +294,15 @@ class SingleSeatEnv(gym.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         raw = self.raw
         if self._over():
-            raise RuntimeError("step() called after the episode ended; call reset()")
-        raw.step(int(action))  # raises IllegalActionError (state untouched) for an illegal id
+            if self._rngs is None:
+                raise ResetNeededError(f"{self.game}: reset() needs to be called before step(); call reset() first")
+            raise ResetNeededError(f"{self.game}: step() called after the episode ended; call reset() to start a new one")
+        try:
+            raw.step(int(action))  # raises IllegalActionError (state untouched) for an illegal id
+        except IllegalActionError as err:
+            if self.illegal_action == "raise":
+                raise
+            return self._end_by_illegal_action(action, err)
         reward = raw.rewards[self.learner_agent]
         reward += self._play_opponents()
         self._return += reward
@@ -285,8 +318,24 @@ class SingleSeatEnv(gym.Env):
             )
         return self._obs(), float(reward) * self.reward_scale, terminated, truncated, info
 
+    def _end_by_illegal_action(self, action: Any, err: IllegalActionError) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """``illegal_action="terminate"``: end the episode with ``illegal_reward`` (the game is left as it was)."""
+        self._illegal_end = True
+        self._return += self.illegal_reward
+        info = {
+            "seat": self.learner,
+            "illegal_action": int(action) if isinstance(action, (int, np.integer)) else action,
+            "reason": str(err),
+            "result": None,
+            "episode_return": self._return,
+            "opponents": {s: getattr(a, "name", type(a).__name__) for s, a in self.seated.items()},
+        }
+        return self._obs(), self.illegal_reward, True, False, info
+
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (all False once the episode is over)."""
+        if self._illegal_end:
+            return np.zeros(self.action_space.n, dtype=bool)
         return self.raw.observe(self.learner_agent)["action_mask"].astype(bool)
 
     def render(self) -> str | None:
@@ -297,7 +346,7 @@ class SingleSeatEnv(gym.Env):
 
     # -- helpers ------------------------------------------------------------------------
     def _over(self) -> bool:
-        return self.raw._over
+        return self._illegal_end or self.raw._over
 
     def _obs(self) -> np.ndarray:
         return self.raw.observe(self.learner_agent)["observation"]
@@ -322,9 +371,7 @@ class SingleSeatEnv(gym.Env):
 
     def get_state(self) -> bytes:
         """The whole env (game, generators, pool, opponents) pickled, to resume training exactly."""
-        buf = io.BytesIO()
-        _StatePickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(self.__dict__)
-        return buf.getvalue()
+        return pickle.dumps(self.__dict__, protocol=pickle.HIGHEST_PROTOCOL)
 
     def set_state(self, state: bytes) -> None:
         """Restore what ``get_state`` returned."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import gymnasium
 import numpy as np
 import pytest
 
 from agents.base import BaseAgent, legal_actions
-from envs.core.errors import ConfigError, IllegalActionError
+from envs.core.errors import ConfigError, IllegalActionError, ResetNeededError
 from envs.registry import make_env
 from train.single_seat import GYM_IDS, OpponentPool, SingleSeatEnv
 
@@ -267,6 +270,10 @@ def test_heuristic_opponents_and_gymnasium_registration():
         ({"game": "briscola5", "opponents": []}, "opponents must be"),
         ({"game": "briscola5", "reward_scale": 0}, "reward_scale must be a number > 0"),
         ({"game": "briscola5", "opponents": "ppo:/nonexistent/model.zip"}, "checkpoint not found"),
+        ({"game": "briscola5", "illegal_action": "ignore"}, "illegal_action must be one of 'raise', 'terminate'; got 'ignore'"),
+        ({"game": "pigugnin", "illegal_action": None}, "illegal_action must be one of 'raise', 'terminate'; got None"),
+        ({"game": "picchetto", "illegal_action": "terminate", "illegal_reward": float("nan")}, "illegal_reward must be a finite number"),
+        ({"game": "picchetto", "illegal_reward": "-1"}, "illegal_reward must be a finite number; got '-1'"),
     ],
 )
 def test_bad_input_is_rejected_before_play(kwargs, message):
@@ -318,3 +325,141 @@ def test_import_train_registers_the_envs_without_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "(672,)"
+
+
+# -- illegal actions: "raise" or "terminate" --------------------------------------------------------
+
+GAME_IDS = {"briscola5": "mazzo/Briscola5-v0", "pigugnin": "mazzo/Pigugnin-v0", "picchetto": "mazzo/Picchetto-v0"}
+
+
+@pytest.mark.parametrize("game", list(GAME_IDS))
+def test_sb3_check_env_passes_with_terminate(game):
+    from stable_baselines3.common.env_checker import check_env
+
+    for seed in range(3):  # check_env steps with ids sampled from the action space: mostly illegal ones
+        env = gymnasium.make(GAME_IDS[game], illegal_action="terminate")
+        env.action_space.seed(seed)
+        check_env(env)
+        check_env(env.unwrapped)
+
+
+@pytest.mark.parametrize("game", list(GAME_IDS))
+@pytest.mark.parametrize("kind", ["illegal", "out_of_range"])
+def test_terminate_ends_the_episode_with_the_penalty(game, kind):
+    env = gymnasium.make(GAME_IDS[game], illegal_action="terminate", reward_scale=0.5)
+    obs, _ = env.reset(seed=2)
+    single = env.unwrapped
+    # one legal step first, so that the episode has a return before the illegal action
+    obs, r0, *_ = env.step(int(np.flatnonzero(single.action_masks())[0]))
+    mask = single.action_masks()
+    state = copy.deepcopy(single.raw.state_)
+    action = int(np.flatnonzero(~mask)[0]) if kind == "illegal" else single.action_space.n
+    obs2, reward, terminated, truncated, info = env.step(action)
+    assert reward == -1.0  # the default penalty, not multiplied by reward_scale
+    assert terminated is True and truncated is False
+    assert info["illegal_action"] == action and info["seat"] == single.learner
+    assert f"action {action}" in info["reason"] and "legal actions:" in info["reason"]
+    assert info["result"] is None
+    assert info["episode_return"] == pytest.approx(r0 / 0.5 - 1.0)
+    np.testing.assert_array_equal(obs2, obs)  # nothing was played
+    assert pickle.dumps(single.raw.state_) == pickle.dumps(state)
+    assert not single.action_masks().any()
+    with pytest.raises(ResetNeededError, match="after the episode ended; call reset"):
+        env.step(int(np.flatnonzero(mask)[0]))
+    # the next episode is a normal one
+    env.reset()
+    assert single.action_masks().any()
+    _, _, terminated, _, info = env.step(int(np.flatnonzero(single.action_masks())[0]))
+    assert "illegal_action" not in info
+
+
+def test_illegal_reward_is_configurable_and_raise_is_the_default():
+    env = SingleSeatEnv("picchetto", illegal_action="terminate", illegal_reward=-7)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    assert env.step(illegal)[1:3] == (-7.0, True)
+    default = SingleSeatEnv("picchetto")
+    assert default.illegal_action == "raise"
+    default.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        default.step(illegal)
+    assert default.action_masks().any()  # nothing changed, the episode goes on
+
+
+def test_step_before_reset_says_to_reset():
+    env = SingleSeatEnv("briscola5")
+    with pytest.raises(ResetNeededError, match="reset\\(\\) needs to be called before step\\(\\); call reset\\(\\) first"):
+        env.step(0)
+
+
+# -- copying and pickling -------------------------------------------------------------------------
+
+def _freeze(out) -> tuple:
+    """A comparable record of what ``reset`` or ``step`` returned."""
+    obs, *rest, info = out
+    return (obs.tobytes(), *rest, repr(sorted(info.items())))
+
+
+def _reference(make, moves_wanted: int, illegal_at: int | None = None) -> tuple[list, list]:
+    """Moves (reset / step) over several episodes with a fixed choice rule, and what each returned."""
+    env = make()
+    moves, records = [], []
+    done = True
+    for i in range(moves_wanted):
+        if done:
+            move = ("reset", 3 if i == 0 else None)
+        else:
+            legal = np.flatnonzero(env.unwrapped.action_masks())
+            move = ("step", env.action_space.n if i == illegal_at else int(legal[(i * 7) % legal.size]))
+        out = _apply(env, move)
+        done = move[0] == "step" and (out[2] or out[3])
+        moves.append(move)
+        records.append(_freeze(out) + (env.unwrapped.action_masks().tobytes(),))
+    return moves, records
+
+
+def _apply(env, move):
+    return env.reset(seed=move[1]) if move[0] == "reset" else env.step(move[1])
+
+
+COPY_SETUPS = [
+    ("briscola5", {"num_hands": 2}, "random", None),
+    ("pigugnin", {"num_players": 5, "episode": "hand"}, "heuristic", None),
+    ("pigugnin", {"num_players": 4}, "random", None),
+    ("picchetto", {"episode": "game", "game_target": 60}, "random", 30),
+    ("picchetto", {"episode": "hand"}, "heuristic", None),
+]
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+@pytest.mark.parametrize("through", ["SingleSeatEnv", "gymnasium.make"])
+@pytest.mark.parametrize(("game", "flags", "opponents", "illegal_at"), COPY_SETUPS,
+                         ids=[f"{g}-{o}-{i}" for i, (g, _, o, _) in enumerate(COPY_SETUPS)])
+def test_copies_continue_like_the_original(game, flags, opponents, illegal_at, through, how):
+    def make():
+        kwargs = dict(opponents=opponents, illegal_action="terminate" if illegal_at is not None else "raise", **flags)
+        if through == "SingleSeatEnv":
+            return SingleSeatEnv(game, **kwargs)
+        return gymnasium.make(GAME_IDS[game], **kwargs)
+
+    def dup(env):
+        return copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
+
+    moves, records = _reference(make, 120, illegal_at)
+    assert sum(m[0] == "reset" for m in moves) >= 2
+    assert illegal_at is None or moves[illegal_at][0] == "step"  # the illegal action is really played
+    ends = [i for i, m in enumerate(moves) if m[0] == "reset"][1:]
+    points = sorted({0, 1, 2, 15, 40, 77, *ends, *(e - 1 for e in ends)} - {len(moves) - 1})
+    env = make()
+    twin = dup(env)  # a copy made before the first reset plays like a fresh env
+    for j, move in enumerate(moves):
+        assert _freeze(_apply(twin, move)) + (twin.unwrapped.action_masks().tobytes(),) == records[j]
+    for i, move in enumerate(moves):
+        assert _freeze(_apply(env, move)) + (env.unwrapped.action_masks().tobytes(),) == records[i], (
+            f"the original diverged at move {i} (disturbed by a copy?)")
+        if i not in points:
+            continue
+        twin = dup(env)
+        for j in range(i + 1, len(moves)):
+            got = _freeze(_apply(twin, moves[j])) + (twin.unwrapped.action_masks().tobytes(),)
+            assert got == records[j], f"copy made after move {i} ({how}) diverged at move {j}"
