@@ -22,14 +22,17 @@ Outputs, in ``runs/{game}__{exp_name}__{seed}__{unix time}/``:
 | ``tb/``              | TensorBoard scalars (``rollout/*``, ``train/*``, ``eval/vs_<opp>/mean`` ...) |
 | ``metrics.csv``      | one row per rollout: steps, episodes, mean episode return (game units), losses |
 | ``eval.csv``         | one row per evaluation and opponent: mean, 95% CI, deals                |
-| ``best.zip``, ``last.zip`` | checkpoints (``last_state.pkl``: what an exact resume needs)      |
-| ``snapshots/``       | self-play snapshots (play-only checkpoints)                             |
+| ``best.mazzo.zip``, ``last.mazzo.zip`` | the policy to play: safe checkpoints (``make_agent("ppo:PATH")``, ``--players ppo:PATH``; ``agents/checkpoint.py``) |
+| ``best.zip``, ``last.zip`` | Stable-Baselines3 run files for ``--resume`` (pickles: trusted files only; ``last_state.pkl``: what an exact resume needs) |
+| ``snapshots/``       | self-play snapshots (safe checkpoints, ``step_<n>.mazzo.zip``)          |
 | ``imitation.json``   | the warm start's figures (decisions imitated, accuracy), if any         |
-| ``final_eval.json``  | the final evaluation of ``best.zip`` on fresh deals, with reference levels |
+| ``final_eval.json``  | the final evaluation of ``best.mazzo.zip`` on fresh deals, with reference levels |
 | ``report.md``, ``learning_curve.png`` | the run's report and its learning curve              |
 
 Resuming from ``runs/<run>/last.zip`` continues that run in its directory and, with its
 ``last_state.pkl`` beside it, gives the same result as an uninterrupted run of the same config.
+Both are unpickled (Stable-Baselines3's format): resume only from files you trust, your own runs.
+Playing never loads them: agents load the safe ``*.mazzo.zip`` checkpoints.
 """
 
 from __future__ import annotations
@@ -132,7 +135,7 @@ class Args:
     """worker processes of the final and reference evaluations"""
 
     resume: str | None = None
-    """checkpoint (.zip) to continue training from"""
+    """SB3 run file to continue training from (runs/<run>/last.zip); it is unpickled: trusted files only (your own runs)"""
     runs_dir: str = "runs"
     """where run directories are created"""
     torch_threads: int = 1
@@ -181,9 +184,9 @@ def check_args(args: Args) -> dict[str, Any]:
     if args.seat != "random" and not (isinstance(args.seat, int) and 0 <= args.seat < len(raw.possible_agents)):
         raise ConfigError(f"invalid value {args.seat!r} for 'seat'; allowed: 'random' or 0..{len(raw.possible_agents) - 1}")
     if args.resume is not None:
-        from agents.trained import read_metadata
+        from agents.trained import read_run_metadata
 
-        old = read_metadata(args.resume)  # missing file / not a checkpoint: clear error
+        old = read_run_metadata(args.resume)  # JSON only; missing file / not an SB3 run file: clear error
         for key in ("game", "obs_shape", "num_actions"):
             if old.get(key) != meta[key]:
                 raise ConfigError(
@@ -245,7 +248,7 @@ def main(argv: list[str] | None = None) -> Path:
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    from agents.trained import TrainedAgent, read_metadata, save_checkpoint, slim_checkpoint
+    from agents.trained import TrainedAgent, export_checkpoint, read_metadata, save_checkpoint, save_policy
     from train.report import write_report
 
     # -- run directory --------------------------------------------------------------------------------
@@ -344,9 +347,8 @@ def main(argv: list[str] | None = None) -> Path:
             if step >= self.s["next_eval"]:
                 self.evaluate(step)
             if args.selfplay and step >= self.s["next_snapshot"]:
-                path = run_dir / "snapshots" / f"step_{step}.zip"
-                save_checkpoint(self.model, path, meta)
-                slim_checkpoint(path, path)
+                path = run_dir / "snapshots" / f"step_{step}.mazzo.zip"
+                save_policy(self.model, path, meta)  # play-only, safe to load
                 self.training_env.env_method("add_opponent", f"ppo:{path}")
                 self.s["snapshots"].append(f"ppo:{path}")
                 self.s["next_snapshot"] = step + args.snapshot_every
@@ -367,7 +369,8 @@ def main(argv: list[str] | None = None) -> Path:
             rows = evaluate_now(step)
             if self.s["best"] is None or rows[0]["mean"] > self.s["best"]:
                 self.s["best"] = rows[0]["mean"]
-                save_checkpoint(self.model, run_dir / "best.zip", meta)
+                save_checkpoint(self.model, run_dir / "best.zip", meta)  # SB3 run file (trusted, --resume)
+                save_policy(self.model, run_dir / "best.mazzo.zip", meta)  # safe checkpoint to play
             if args.eval_every:
                 self.s["next_eval"] = step + args.eval_every
             else:
@@ -377,6 +380,7 @@ def main(argv: list[str] | None = None) -> Path:
         def save_last(self) -> None:
             self.s["elapsed"] = time.time() - self.s["started"]
             save_checkpoint(self.model, run_dir / "last.zip", meta)
+            save_policy(self.model, run_dir / "last.mazzo.zip", meta)
             state = {
                 "envs": self.training_env.env_method("get_state"),
                 "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
@@ -403,9 +407,11 @@ def main(argv: list[str] | None = None) -> Path:
         schedule.save_last()
     vec.close()
 
-    # -- final evaluation of best.zip on fresh deals, with the reference levels -------------------------
-    best = TrainedAgent(run_dir / "best.zip", args.game, flags=args.env)
-    final = {"checkpoint": str(run_dir / "best.zip"), "best_step": best.meta["num_timesteps"], "rows": []}
+    # -- final evaluation of best.mazzo.zip on fresh deals, with the reference levels -------------------
+    if not (run_dir / "best.mazzo.zip").exists():  # a run resumed from before safe checkpoints: its own best.zip
+        export_checkpoint(run_dir / "best.zip", run_dir / "best.mazzo.zip")
+    best = TrainedAgent(run_dir / "best.mazzo.zip", args.game, flags=args.env)
+    final = {"checkpoint": str(run_dir / "best.mazzo.zip"), "best_step": best.meta["num_timesteps"], "rows": []}
     for opp in args.eval_opponents:
         row = head_to_head_row(args.game, best, opp, args.final_deals, FINAL_SEED + args.seed, args.env, 1)
         if args.reference_levels:

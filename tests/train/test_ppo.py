@@ -54,7 +54,8 @@ def test_smoke_run_of_each_committed_config(game, tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     (run,) = tmp_path.iterdir()
     assert run.name.startswith(f"{game}__ppo__1__")
-    for name in ("config.yaml", "best.zip", "last.zip", "last_state.pkl", "metrics.csv", "eval.csv",
+    for name in ("config.yaml", "best.zip", "last.zip", "best.mazzo.zip", "last.mazzo.zip", "last_state.pkl",
+                 "metrics.csv", "eval.csv",
                  "final_eval.json", "report.md", "learning_curve.png"):
         assert (run / name).is_file(), name
     assert any((run / "tb").iterdir())  # TensorBoard events
@@ -66,14 +67,15 @@ def test_smoke_run_of_each_committed_config(game, tmp_path):
     assert "## Final evaluation of best.zip" in report and "| heuristic |" in report and "| random |" in report
     assert "heuristic in its seat" in report and "learning_curve.png" in report
     assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    meta = read_metadata(run / "best.zip")
+    meta = read_metadata(run / "best.mazzo.zip")
     assert meta["game"] == game and meta["run_name"] == run.name and meta["config"]["game"] == game
-    # the result plays as a player, in the evaluation tool and in an opponent pool
-    agent = make_agent(f"ppo:{run / 'best.zip'}", game, flags=meta["flags"])
+    assert meta["format"] == "mazzo-policy/1" and read_metadata(run / "best.zip")["format"] == "mazzo-ppo/1"
+    # the result plays as a player, in the evaluation tool and in an opponent pool (the safe checkpoints)
+    agent = make_agent(f"ppo:{run / 'best.mazzo.zip'}", game, flags=meta["flags"])
     assert isinstance(agent, TrainedAgent)
-    r = head_to_head(game, f"ppo:{run / 'best.zip'}", "random", num_deals=2, flags=meta["flags"])
+    r = head_to_head(game, f"ppo:{run / 'best.mazzo.zip'}", "random", num_deals=2, flags=meta["flags"])
     assert r["n_deals"] == 2
-    env = SingleSeatEnv(game, opponents=f"ppo:{run / 'last.zip'}", flags=meta["flags"])
+    env = SingleSeatEnv(game, opponents=f"ppo:{run / 'last.mazzo.zip'}", flags=meta["flags"])
     env.reset(seed=0)
     assert all(isinstance(a, TrainedAgent) for a in env.seated.values())
     if game == "picchetto":  # resume the run from its last checkpoint, as a user would
@@ -113,11 +115,11 @@ def test_selfplay_adds_frozen_snapshots_to_the_pool(tmp_path):
                 "--max_snapshots", "2", "--snapshot_share", "1.0", "--runs_dir", str(tmp_path)])
     snaps = sorted((run / "snapshots").glob("*.zip"))
     # snapshots are taken between rollouts (every 128 steps here) once snapshot_every steps have passed
-    assert [p.name for p in snaps] == ["step_128.zip", "step_256.zip", "step_384.zip"]
+    assert [p.name for p in snaps] == ["step_128.mazzo.zip", "step_256.mazzo.zip", "step_384.mazzo.zip"]
     state = pickle.loads((run / "last_state.pkl").read_bytes())
     env = SingleSeatEnv("picchetto", flags={"episode": "hand"})
     env.set_state(state["envs"][0])
-    assert env.pool.snapshots == [f"ppo:{run / 'snapshots' / n}" for n in ("step_256.zip", "step_384.zip")]
+    assert env.pool.snapshots == [f"ppo:{run / 'snapshots' / n}" for n in ("step_256.mazzo.zip", "step_384.mazzo.zip")]
     env.reset()
     assert all(isinstance(a, TrainedAgent) for a in env.seated.values())  # snapshot_share 1: snapshots only
     assert TrainedAgent(snaps[0], "picchetto").meta["num_timesteps"] == 128

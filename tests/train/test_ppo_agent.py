@@ -1,9 +1,13 @@
-"""TrainedAgent: loading checkpoints, the metadata checks, playing through the agents' protocol."""
+"""TrainedAgent: safe checkpoints (format, metadata checks, export), playing as the SB3 policy plays."""
 
 from __future__ import annotations
 
+import io
 import json
+import subprocess
+import sys
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,79 +16,135 @@ torch = pytest.importorskip("torch")
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.trained import PRETRAINED_DIR, TrainedAgent, read_metadata, save_checkpoint, slim_checkpoint  # noqa: E402
+from agents.checkpoint import FORMAT, RUN_FORMAT, CheckpointError, UnsafeCheckpointError  # noqa: E402
+from agents.trained import (  # noqa: E402
+    PRETRAINED_DIR,
+    TrainedAgent,
+    export_checkpoint,
+    read_metadata,
+    read_run_metadata,
+    save_checkpoint,
+    save_policy,
+)
+from agents.trained import main as trained_cli  # noqa: E402
 from envs.core.errors import ConfigError  # noqa: E402
 from envs.registry import make_raw_env  # noqa: E402
 from train.evaluate import head_to_head  # noqa: E402
+from train.imitation import collect, pretrain  # noqa: E402
 from train.single_seat import SingleSeatEnv  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = {"briscola5": {}, "pigugnin4": {"num_players": 4, "episode": "hand"}, "picchetto": {"episode": "hand"}}
 
-def make_checkpoint(path, game, flags=None):
-    """An untrained MaskablePPO saved like train/ppo.py does (no training: fast)."""
-    flags = flags or {}
+
+def game_of(key):
+    return "pigugnin" if key == "pigugnin4" else key
+
+
+def make_model(game, flags, net_arch=(16,), bc=True, **policy_kwargs):
+    """A small MaskablePPO; with ``bc`` a few imitation steps of the heuristic give it a peaked policy."""
     env = SingleSeatEnv(game, flags=flags)
-    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, policy_kwargs={"net_arch": [16]}, seed=0,
-                        device="cpu")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": list(net_arch), **policy_kwargs})
+    if bc:
+        pretrain(model.policy, collect(game, "heuristic", flags, episodes=2, seed=0), epochs=3, lr=3e-3, seed=0)
     meta = {"game": game, "flags": flags, "obs_shape": list(env.observation_space.shape),
-            "num_actions": int(env.action_space.n), "run_name": "test"}
-    return save_checkpoint(model, path, meta), model
+            "num_actions": int(env.action_space.n), "run_name": "test", "config": {"seed": 0}}
+    return model, meta
 
 
 @pytest.fixture(scope="module")
 def ckpts(tmp_path_factory):
+    """Per game: the safe checkpoint, the live model, and the SB3 run file saved as train/ppo.py does."""
     d = tmp_path_factory.mktemp("ckpt")
-    return {
-        "briscola5": make_checkpoint(d / "b5.zip", "briscola5"),
-        "pigugnin4": make_checkpoint(d / "pig4", "pigugnin", {"num_players": 4, "episode": "hand"}),
-        "picchetto": make_checkpoint(d / "pic.zip", "picchetto", {"episode": "hand"}),
-    }
+    out = {}
+    for key, flags in GAMES.items():
+        model, meta = make_model(game_of(key), flags)
+        out[key] = (save_policy(model, d / f"{key}.mazzo.zip", meta), model, save_checkpoint(model, d / key, meta))
+    return out
 
 
-def test_metadata_is_written_and_read(ckpts):
-    path, model = ckpts["pigugnin4"]
-    assert path.suffix == ".zip"
+def observations(game, flags, n, seed=0):
+    """``n`` real observations of every seat, from deals played by the heuristic and the random player."""
+    env = make_raw_env(game, **flags)
+    players = [make_agent("heuristic", game, seed=1), make_agent("random", game, seed=2)]
+    out, deal = [], 0
+    while len(out) < n:
+        env.reset(seed=seed + deal)
+        deal += 1
+        while not env._over and len(out) < n:
+            obs = env.observe(env.agent_selection)
+            out.append(obs)
+            env.step(players[len(out) % 2].act(obs))
+    return out
+
+
+def test_the_safe_format_members_and_metadata(ckpts):
+    path, model, run = ckpts["pigugnin4"]
+    assert path.name == "pigugnin4.mazzo.zip"
+    with zipfile.ZipFile(path) as z:
+        assert sorted(z.namelist()) == ["mazzo.json", "policy.pt"]
+        raw = json.loads(z.read("mazzo.json"))
     meta = read_metadata(path)
+    assert meta == raw and meta["format"] == FORMAT == "mazzo-policy/1"
     assert meta["game"] == "pigugnin" and meta["obs_shape"] == [546] and meta["num_actions"] == 40
-    assert meta["flags"] == {"num_players": 4, "episode": "hand"} and meta["format"] == "mazzo-ppo/1"
-    # SB3 itself still loads the file with the extra member in it
-    assert MaskablePPO.load(path, device="cpu").num_timesteps == 0
+    assert meta["flags"] == {"num_players": 4, "episode": "hand"}
+    assert meta["network"] == {"features": "flatten", "shared": [], "pi": [16], "vf": [16], "activation": "Tanh",
+                               "share_features_extractor": True}
+    assert meta["num_timesteps"] == 0 and meta["run_name"] == "test" and meta["config"] == {"seed": 0}
+    # the weights are the actor's only (no value network, no optimizer): a small file
+    with zipfile.ZipFile(path) as z:
+        tensors = torch.load(io.BytesIO(z.read("policy.pt")), weights_only=True)
+    assert sorted(tensors) == ["action_net.bias", "action_net.weight", "policy_net.0.bias", "policy_net.0.weight"]
+    assert tensors["policy_net.0.weight"].shape == (16, 546) and tensors["action_net.weight"].shape == (40, 16)
+    assert torch.equal(tensors["action_net.weight"], model.policy.action_net.weight)
+    # the SB3 run file beside it: mazzo.json with the run format, and SB3 itself still loads it
+    assert read_run_metadata(run)["format"] == RUN_FORMAT and read_metadata(run)["game"] == "pigugnin"
+    assert MaskablePPO.load(run, device="cpu").num_timesteps == 0
 
 
-@pytest.mark.parametrize("key", ["briscola5", "pigugnin4", "picchetto"])
-def test_plays_the_argmax_of_the_masked_policy(ckpts, key):
-    path, model = ckpts[key]
+def test_the_same_policy_writes_the_same_bytes(ckpts, tmp_path):
+    path, model, _ = ckpts["picchetto"]
+    again = save_policy(model, tmp_path / "again.mazzo.zip", read_metadata(path))
+    assert again.read_bytes() == path.read_bytes()
+
+
+@pytest.mark.parametrize("key", list(GAMES))
+def test_decisions_and_probabilities_equal_the_sb3_policy(ckpts, key):
+    path, model, _ = ckpts[key]
     meta = read_metadata(path)
     agent = make_agent(f"ppo:{path}", meta["game"])
-    env = make_raw_env(meta["game"], **meta["flags"])
-    env.reset(seed=0)
-    for _ in range(30):
-        if env._over:
-            break
-        obs = env.observe(env.agent_selection)
+    obs_list = observations(meta["game"], meta["flags"], 200)
+    assert len({int(np.flatnonzero(o["action_mask"]).size) for o in obs_list}) > 1  # varied decisions
+    agree_with_first_legal = 0
+    for obs in obs_list:
+        mask = obs["action_mask"].astype(bool)
+        expected, _ = model.predict(obs["observation"], action_masks=mask, deterministic=True)
         a = agent.act(obs)
-        assert obs["action_mask"][a] == 1
-        # the same choice as SB3's own deterministic predict with the mask
-        expected, _ = model.predict(obs["observation"], action_masks=obs["action_mask"].astype(bool),
-                                    deterministic=True)
-        assert a == int(expected)
-        env.step(a)
+        assert a == int(expected) and mask[a]
+        with torch.no_grad():
+            x, _ = model.policy.obs_to_tensor(obs["observation"])
+            dist = model.policy.get_distribution(x, action_masks=mask.reshape(1, -1))
+        assert np.array_equal(agent.probs(obs), dist.distribution.probs[0].numpy())
+        agree_with_first_legal += a == int(np.flatnonzero(mask)[0])
+    assert agree_with_first_legal < len(obs_list)  # the comparison can fail: it is no trivial policy
 
 
-def test_sampling_is_seeded_and_legal(ckpts):
-    path, _ = ckpts["briscola5"]
-    env = make_raw_env("briscola5")
-    env.reset(seed=1)
-    obs = env.observe(env.agent_selection)
+def test_sampling_is_seeded_legal_and_follows_the_policy(ckpts):
+    path, _, _ = ckpts["briscola5"]
+    obs = next(o for o in observations("briscola5", {}, 60) if np.flatnonzero(o["action_mask"]).size >= 3)
     picks = []
     for _ in range(2):
         agent = TrainedAgent(path, "briscola5", seed=3, deterministic=False)
-        picks.append([agent.act(obs) for _ in range(50)])
+        picks.append([agent.act(obs) for _ in range(4000)])
     assert picks[0] == picks[1]
-    assert len(set(picks[0])) > 1 and all(obs["action_mask"][a] for a in picks[0])
+    assert all(obs["action_mask"][a] for a in picks[0])
+    freq = np.bincount(picks[0], minlength=obs["action_mask"].size) / len(picks[0])
+    assert np.abs(freq - agent.probs(obs)).max() < 0.03
 
 
 def test_wrong_game_or_shape_fails_clearly(ckpts):
-    path, _ = ckpts["pigugnin4"]
+    path, _, _ = ckpts["pigugnin4"]
     with pytest.raises(ConfigError, match="was trained on 'pigugnin'; it cannot play 'briscola5'"):
         TrainedAgent(path, "briscola5")
     with pytest.raises(ConfigError, match=r"expects observations of shape \(546,\).*this env gives \(672,\)"):
@@ -100,46 +160,133 @@ def test_wrong_game_or_shape_fails_clearly(ckpts):
         head_to_head("pigugnin", f"ppo:{path}", "random", num_deals=1, flags={"num_players": 5})
 
 
-def test_missing_or_foreign_files_fail_clearly(tmp_path, ckpts):
+def rewrite(src, dst, meta_update=None, extra=None, drop=()):
+    """A copy of a checkpoint with its metadata changed, members added or dropped."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for name in zin.namelist():
+            if name in drop:
+                continue
+            data = zin.read(name)
+            if name == "mazzo.json" and meta_update is not None:
+                data = json.dumps({**json.loads(data), **meta_update})
+            zout.writestr(name, data)
+        for name, data in (extra or {}).items():
+            zout.writestr(name, data)
+    return dst
+
+
+def test_missing_foreign_or_malformed_files_fail_clearly(tmp_path, ckpts):
+    with pytest.raises(FileNotFoundError, match="checkpoint not found: '.*nothing.mazzo.zip'"):
+        TrainedAgent(tmp_path / "nothing.mazzo.zip", "briscola5")
     with pytest.raises(FileNotFoundError, match="checkpoint not found: '.*nothing.zip'"):
-        TrainedAgent(tmp_path / "nothing.zip", "briscola5")
+        make_agent(f"ppo:{tmp_path / 'nothing.zip'}", "briscola5")
     foreign = tmp_path / "foreign.zip"
     with zipfile.ZipFile(foreign, "w") as z:
-        z.writestr("data", "{}")
-    with pytest.raises(ConfigError, match="not a Mazzo checkpoint"):
+        z.writestr("notes.txt", "hello")
+    with pytest.raises(CheckpointError, match="not a Mazzo checkpoint: it has no mazzo.json"):
         TrainedAgent(foreign, "briscola5")
     (tmp_path / "junk.zip").write_text("not a zip")
-    with pytest.raises(ConfigError, match="not a checkpoint .zip"):
+    with pytest.raises(CheckpointError, match="not a checkpoint .zip"):
         TrainedAgent(tmp_path / "junk.zip", "briscola5")
-    path, _ = ckpts["briscola5"]
-    odd = tmp_path / "odd.zip"
-    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(odd, "w") as zout:
-        for name in zin.namelist():
-            data = zin.read(name)
-            if name == "mazzo.json":
-                data = json.dumps({**json.loads(data), "format": "other/9"})
-            zout.writestr(name, data)
-    with pytest.raises(ConfigError, match="unknown checkpoint format 'other/9'"):
-        TrainedAgent(odd, "briscola5")
-    with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available"):
+    path, _, _ = ckpts["briscola5"]
+    cases = [
+        ({"format": "other/9"}, None, (), "unknown checkpoint format 'other/9'; expected 'mazzo-policy/1'"),
+        ({"format": "mazzo-policy/2"}, None, (), "unknown checkpoint format 'mazzo-policy/2'"),
+        ({"network": {"features": "flatten", "shared": [], "pi": [16], "activation": "Softmax2d"}}, None, (),
+         "invalid network.activation 'Softmax2d'"),
+        ({"network": {"features": "cnn", "pi": [16], "activation": "Tanh"}}, None, (), "invalid network.features"),
+        ({"network": {"features": "flatten", "shared": [64], "pi": [16], "activation": "Tanh"}}, None, (),
+         "invalid network.shared"),
+        ({"obs_shape": [1169, 2]}, None, (), "invalid obs_shape"),
+        ({"num_actions": "many"}, None, (), "invalid num_actions"),
+        (None, {"notes.txt": "hi"}, (), "holds exactly mazzo.json and policy.pt"),
+        (None, None, ("policy.pt",), "holds exactly mazzo.json and policy.pt"),
+        # weights that do not fit the network of the metadata
+        ({"network": {"features": "flatten", "shared": [], "pi": [32], "activation": "Tanh"}}, None, (),
+         r"tensor policy_net.0.weight of policy.pt should be float32 of shape \(32, 1169\)"),
+        ({"network": {"features": "flatten", "shared": [], "pi": [16, 16], "activation": "Tanh"}}, None, (),
+         "does not hold the tensors of the network"),
+    ]
+    for i, (update, extra, drop, message) in enumerate(cases):
+        odd = rewrite(path, tmp_path / f"odd{i}.mazzo.zip", update, extra, drop)
+        with pytest.raises(CheckpointError, match=message):
+            TrainedAgent(odd, "briscola5")
+    bad_json = rewrite(path, tmp_path / "badjson.mazzo.zip", drop=("mazzo.json",), extra={"mazzo.json": "{oops"})
+    with pytest.raises(CheckpointError, match="mazzo.json is not JSON"):
+        TrainedAgent(bad_json, "briscola5")
+    with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, picchetto, "
+                                                "pigugnin"):
         make_agent("pretrained:scopa", "briscola5")
 
 
-def test_slim_checkpoint_plays_the_same(tmp_path, ckpts):
-    path, _ = ckpts["picchetto"]
-    slim = slim_checkpoint(path, tmp_path / "slim.zip")
-    assert slim.stat().st_size < path.stat().st_size
-    a, b = TrainedAgent(path, "picchetto"), TrainedAgent(slim, "picchetto")
-    env = make_raw_env("picchetto", episode="hand")
-    env.reset(seed=4)
-    while not env._over:
-        obs = env.observe(env.agent_selection)
-        assert a.act(obs) == b.act(obs)
-        env.step(a.act(obs))
+def test_an_sb3_run_file_is_refused_with_the_way_out(ckpts, tmp_path):
+    safe, _, fixture_run = ckpts["picchetto"]
+    run = tmp_path / "picchetto.zip"
+    run.write_bytes(fixture_run.read_bytes())
+    # train/ppo.py's run file with its safe copy beside it: the error names the copy
+    beside = tmp_path / "picchetto.mazzo.zip"
+    beside.write_bytes(safe.read_bytes())
+    with pytest.raises(UnsafeCheckpointError, match=r"is a Stable-Baselines3 run file .*can run code when loaded; "
+                                                    r"Mazzo plays only safe checkpoints \(mazzo-policy/1\): its safe "
+                                                    r"copy is beside it: .*picchetto.mazzo.zip"):
+        make_agent(f"ppo:{run}", "picchetto")
+    beside.unlink()
+    with pytest.raises(UnsafeCheckpointError, match=r"convert a file you trust with `python -m agents.trained "
+                                                    r"export .*picchetto.zip .*picchetto.mazzo.zip`"):
+        TrainedAgent(run, "picchetto")
+    # and resuming refuses a play-only checkpoint, pointing to the run file
+    with pytest.raises(CheckpointError, match="play-only checkpoint .*runs/<run>/last.zip"):
+        read_run_metadata(safe)
+
+
+def test_export_converts_a_trusted_run_file(ckpts, tmp_path, capsys):
+    safe, model, run = ckpts["briscola5"]
+    trained_cli(["export", str(run), str(tmp_path / "b5.mazzo.zip")])
+    assert "b5.mazzo.zip" in capsys.readouterr().out
+    assert (tmp_path / "b5.mazzo.zip").read_bytes() == safe.read_bytes()  # the very file train/ppo.py writes
+    # a plain SB3 file (no mazzo.json) needs the game; its shape is checked against the game's
+    plain = tmp_path / "plain.zip"
+    model.save(plain)
+    with pytest.raises(CheckpointError, match=r"has no mazzo.json .*give the game"):
+        export_checkpoint(plain, tmp_path / "plain.mazzo.zip")
+    with pytest.raises(SystemExit, match="error: .*give the game"):
+        trained_cli(["export", str(plain), str(tmp_path / "plain.mazzo.zip")])
+    out = export_checkpoint(plain, tmp_path / "plain.mazzo.zip", game="briscola5")
+    agent = TrainedAgent(out, "briscola5", flags={})
+    obs = observations("briscola5", {}, 30)
+    assert [agent.act(o) for o in obs] == [TrainedAgent(safe, "briscola5").act(o) for o in obs]
+    # a safe checkpoint is checked and copied
+    assert export_checkpoint(safe, tmp_path / "copy.mazzo.zip").read_bytes() == safe.read_bytes()
+
+
+def test_policies_the_format_cannot_rebuild_are_refused(tmp_path):
+    model, meta = make_model("picchetto", {"episode": "hand"}, net_arch=(), bc=False)
+    assert read_metadata(save_policy(model, tmp_path / "linear.mazzo.zip", meta))["network"]["pi"] == []
+    model, meta = make_model("picchetto", {"episode": "hand"}, net_arch=(8, 4), bc=False, activation_fn=torch.nn.ReLU)
+    path = save_policy(model, tmp_path / "relu.mazzo.zip", meta)
+    assert read_metadata(path)["network"]["activation"] == "ReLU"
+    obs = observations("picchetto", {"episode": "hand"}, 20)
+    agent = TrainedAgent(path, "picchetto")
+    for o in obs:
+        expected, _ = model.predict(o["observation"], action_masks=o["action_mask"].astype(bool), deterministic=True)
+        assert agent.act(o) == int(expected)
+    model, meta = make_model("picchetto", {"episode": "hand"}, bc=False, activation_fn=torch.nn.Hardswish)
+    with pytest.raises(CheckpointError, match="cannot be saved as mazzo-policy/1"):
+        save_policy(model, tmp_path / "hs.mazzo.zip", meta)
+    assert not (tmp_path / "hs.mazzo.zip").exists()
+
+
+def test_from_model_plays_the_live_policy(ckpts):
+    _, model, _ = ckpts["picchetto"]
+    meta = read_metadata(ckpts["picchetto"][0])
+    agent = TrainedAgent.from_model(model, "picchetto", meta)
+    for o in observations("picchetto", {"episode": "hand"}, 30):
+        expected, _ = model.predict(o["observation"], action_masks=o["action_mask"].astype(bool), deterministic=True)
+        assert agent.act(o) == int(expected)
 
 
 def test_trained_agent_as_an_opponent_in_the_pool(ckpts):
-    path, _ = ckpts["briscola5"]
+    path, _, _ = ckpts["briscola5"]
     env = SingleSeatEnv("briscola5", opponents=f"ppo:{path}")
     env.reset(seed=0)
     assert all(isinstance(a, TrainedAgent) for a in env.seated.values())
@@ -151,11 +298,36 @@ def test_trained_agent_as_an_opponent_in_the_pool(ckpts):
 
 @pytest.mark.parametrize("game", ["briscola5", "pigugnin", "picchetto"])
 def test_pretrained_checkpoints_load_by_name(game):
-    if not (PRETRAINED_DIR / f"{game}.zip").exists():
-        pytest.fail(f"agents/pretrained/{game}.zip is missing")
+    path = PRETRAINED_DIR / f"{game}.mazzo.zip"
+    if not path.exists():
+        pytest.fail(f"agents/pretrained/{game}.mazzo.zip is missing")
+    assert not (PRETRAINED_DIR / f"{game}.zip").exists()  # the old SB3 files are gone
     agent = make_agent(f"pretrained:{game}", game)
     meta = agent.meta
-    assert meta["game"] == game and agent.name == f"pretrained:{game}"
-    assert (PRETRAINED_DIR / f"{game}.zip").stat().st_size < 5_000_000
+    assert meta["game"] == game and meta["format"] == FORMAT and agent.name == f"pretrained:{game}"
+    assert path.stat().st_size < 2_000_000
     r = head_to_head(game, f"pretrained:{game}", "random", num_deals=3, flags=meta["flags"])
     assert r["n_deals"] == 3
+
+
+def test_agents_import_and_read_metadata_without_torch():
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('torch', 'stable_baselines3', 'sb3_contrib'):\n"
+        "            raise ImportError('blocked ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import agents, agents.trained, agents.checkpoint\n"
+        "from agents import make_agent\n"
+        "from agents.trained import PRETRAINED_DIR, read_metadata\n"
+        "make_agent('random', 'briscola5')\n"
+        "print(read_metadata(PRETRAINED_DIR / 'pigugnin.mazzo.zip')['game'])\n"
+        "try:\n"
+        "    make_agent('pretrained:pigugnin', 'pigugnin')\n"
+        "except ImportError as e:\n"
+        "    print('needs', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["pigugnin", "needs blocked torch"]
