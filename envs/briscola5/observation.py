@@ -232,7 +232,7 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
     f = LAYOUT.unpack(np.asarray(obs))
     # Whole-array NumPy calls and plain-int lists (this runs on every heuristic decision).
     played_by = f["played_by"] != 0
-    cards = np.flatnonzero(played_by.any(axis=1))
+    cards = played_by.any(axis=1).nonzero()[0]
     played = sorted(
         zip(
             (f["played_in_trick"][cards] != 0).argmax(axis=1).tolist(),  # first trick index
@@ -242,11 +242,11 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
         )
     )
     bids: dict[int, list[int]] = {r: [] for r in range(N)}
-    seats, values = np.nonzero(f["bids"])
+    seats, values = f["bids"].nonzero()
     for r, v in zip(seats.tolist(), (values + BID_MIN).tolist(), strict=True):
         bids[r].append(v)
     trick_cards: dict[int, int] = {}
-    seats, on_table = np.nonzero(f["current_trick"])
+    seats, on_table = f["current_trick"].nonzero()
     for r, c in zip(seats.tolist(), on_table.tolist(), strict=True):
         trick_cards.setdefault(r, c)
     high_bidder = _first(f["high_bidder"])
@@ -255,13 +255,13 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
     trick = [trick_cards[(leader + i) % N] for i in range(len(trick_cards))] if leader is not None else []
     phase = _first(f["phase"])
     return {
-        "hand": np.flatnonzero(f["hand"]).tolist(),
+        "hand": f["hand"].nonzero()[0].tolist(),
         "holds_called": bool(f["holds_called"][0]),
         "phase": ("forfeit_check", "auction", "call", "trick_play")[phase] if phase is not None else "over",
         "dealer": _first(f["dealer"]),
-        "forfeit_declined": np.flatnonzero(f["forfeit_declined"]).tolist(),
+        "forfeit_declined": f["forfeit_declined"].nonzero()[0].tolist(),
         "bids": bids,
-        "passed": np.flatnonzero(f["passed"]).tolist(),
+        "passed": f["passed"].nonzero()[0].tolist(),
         "high_bid": int(round(f["high_bid"][0] * 60 + 60)) if high_bidder is not None else None,
         "high_bidder": high_bidder,
         "caller": caller,

@@ -367,7 +367,7 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
     # Whole-array NumPy calls and plain-float lists (this runs on every heuristic decision).
 
     def cards(row: np.ndarray) -> list[int]:
-        return np.flatnonzero(row).tolist()
+        return row.nonzero()[0].tolist()
 
     def one(row: np.ndarray) -> int | None:
         for i, v in enumerate(row.tolist()):
@@ -377,7 +377,7 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
 
     def rows(a: np.ndarray) -> list[list[int]]:
         out: list[list[int]] = [[] for _ in range(a.shape[0])]
-        for r, c in zip(*(x.tolist() for x in np.nonzero(a)), strict=True):
+        for r, c in zip(*(x.tolist() for x in a.nonzero()), strict=True):
             out[r].append(c)
         return out
 

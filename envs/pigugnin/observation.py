@@ -162,7 +162,7 @@ def _one_hot_seat(row: np.ndarray) -> int | None:
 def _rows(a: np.ndarray) -> list[list[int]]:
     """The nonzero column indices of each row of a 2-D array (one NumPy call for all rows)."""
     out: list[list[int]] = [[] for _ in range(a.shape[0])]
-    rows, cols = np.nonzero(a)
+    rows, cols = a.nonzero()
     for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
         out[r].append(c)
     return out
@@ -199,7 +199,7 @@ def decode(obs: Any) -> dict[str, Any]:
                 trick.append((r, on_table[r][0]))
     out = {
         "num_players": n,
-        "hand": np.flatnonzero(f["hand"]).tolist(),
+        "hand": f["hand"].nonzero()[0].tolist(),
         "played": _rows(f["played"]),
         "trick": trick,
         "trick_leader": trick_leader,
