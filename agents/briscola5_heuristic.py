@@ -28,38 +28,86 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent, legal_actions
+from envs.briscola5.game import (
+    BID_IDS,
+    CALL,
+    DECK,
+    FORFEIT,
+    NO_FORFEIT,
+    NUM_PLAYERS,
+    NUM_TRICKS,
+    PASS,
+    POINTS,
+    RANK_STRENGTH,
+    STRENGTH,
+    SUIT,
+    bid_value,
+)
 from envs.briscola5.observation import decode
+from envs.core.trick import trick_winner
 
-RANK_POINTS = (11, 0, 10, 0, 0, 0, 0, 2, 3, 4)
-RANK_STRENGTH = (9, 0, 8, 1, 2, 3, 4, 5, 6, 7)
+RANK = DECK.rank_of
+ACE, THREE = DECK.rank_codes.index("A"), DECK.rank_codes.index("3")
 #: Ranks by decreasing strength: A, 3, K, H, J, 7, 6, 5, 4, 2.
-RANKS_STRONGEST_FIRST = sorted(range(10), key=lambda r: -RANK_STRENGTH[r])
-PASS, BID0, FORFEIT, NO_FORFEIT = 80, 81, 141, 142
+RANKS_STRONGEST_FIRST = sorted(range(DECK.num_ranks), key=lambda r: -RANK_STRENGTH[r])
+_ALL = DECK.full_mask
 
 
 def points(card: int) -> int:
-    return RANK_POINTS[card % 10]
+    return POINTS[card]
 
 
 def strength(card: int) -> int:
-    return RANK_STRENGTH[card % 10]
+    return STRENGTH[card]
 
 
 def suit(card: int) -> int:
-    return card // 10
+    return SUIT[card]
 
 
 def hand_estimate(hand: list[int], trump: int) -> float:
     """Card points the caller's team can hope for with this hand and ``trump``."""
-    trumps = [c for c in hand if suit(c) == trump]
-    ranks = {c % 10 for c in trumps}
-    return 30 + sum(points(c) for c in hand) / 2 + 4 * len(trumps) + 4 * (0 in ranks) + 3 * (2 in ranks)
+    trumps = [c for c in hand if SUIT[c] == trump]
+    ranks = {RANK[c] for c in trumps}
+    return 30 + sum(POINTS[c] for c in hand) / 2 + 4 * len(trumps) + 4 * (ACE in ranks) + 3 * (THREE in ranks)
 
 
 def best_trump(hand: list[int]) -> tuple[int, float]:
-    estimates = [(hand_estimate(hand, s), s) for s in range(4)]
+    estimates = [(hand_estimate(hand, s), s) for s in range(DECK.num_suits)]
     value, trump = max(estimates)
     return trump, value
+
+
+def _beats(card: int, best: int, trump: int) -> bool:
+    """``card`` takes a trick held by ``best`` (a card of another suit loses unless it is a trump)."""
+    if SUIT[card] == SUIT[best]:
+        return STRENGTH[card] > STRENGTH[best]
+    return SUIT[card] == trump
+
+
+# Tables per trump suit, built once (the play rules below look them up on every decision).
+#: ``BEATEN_BY[trump][c]``: the bitmask of the cards that beat ``c``.
+BEATEN_BY = tuple(
+    tuple(sum(1 << u for u in range(DECK.size) if _beats(u, c, t)) for c in range(DECK.size))
+    for t in range(DECK.num_suits)
+)
+#: ``CHEAP[trump][c]``: orders cards as the key (is a trump, points, strength) does.
+CHEAP = tuple(
+    tuple(1000 * (SUIT[c] == t) + 10 * POINTS[c] + STRENGTH[c] for c in range(DECK.size))
+    for t in range(DECK.num_suits)
+)
+#: ``LOAD[trump][c]``: orders cards as the key (not a trump Ace/Three, not a trump, points,
+#: -strength) does; the highest is the card to load on a teammate's trick.
+LOAD = tuple(
+    tuple(
+        10000 * (not (SUIT[c] == t and RANK[c] in (ACE, THREE)))
+        + 1000 * (SUIT[c] != t)
+        + 10 * POINTS[c]
+        + (9 - STRENGTH[c])
+        for c in range(DECK.size)
+    )
+    for t in range(DECK.num_suits)
+)
 
 
 class Briscola5Heuristic(BaseAgent):
@@ -68,7 +116,7 @@ class Briscola5Heuristic(BaseAgent):
     name = "heuristic"
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        legal = set(legal_actions(observation).tolist())
+        legal = legal_actions(observation).tolist()  # increasing ids
         view = decode(observation)
         phase = view["phase"]
         if phase == "forfeit_check":
@@ -77,30 +125,30 @@ class Briscola5Heuristic(BaseAgent):
             return self._bid(view, legal)
         if phase == "call":
             return self._call(view, legal)
-        return self._play(view, sorted(legal))
+        return self._play(view, legal)
 
     # -- auction and call ------------------------------------------------------------------
-    def _bid(self, view: dict[str, Any], legal: set[int]) -> int:
-        bids = sorted(a for a in legal if BID0 <= a < FORFEIT)
+    def _bid(self, view: dict[str, Any], legal: list[int]) -> int:
+        bids = [a for a in legal if a in BID_IDS]
         if not bids:
             return PASS
         _, cap = best_trump(view["hand"])
         cheapest = bids[0]
-        return cheapest if 61 + cheapest - BID0 <= cap else PASS
+        return cheapest if bid_value(cheapest) <= cap else PASS
 
-    def _call(self, view: dict[str, Any], legal: set[int]) -> int:
+    def _call(self, view: dict[str, Any], legal: list[int]) -> int:
         hand = set(view["hand"])
         trump, _ = best_trump(view["hand"])
-        trumps = [c for c in hand if suit(c) == trump]
-        ranks = {c % 10 for c in trumps}
-        if len(trumps) >= 6 and {0, 2} <= ranks:
+        trumps = [c for c in hand if SUIT[c] == trump]
+        ranks = {RANK[c] for c in trumps}
+        if len(trumps) >= 6 and {ACE, THREE} <= ranks:
             own = min(trumps, key=strength)
-            if 40 + own in legal:
-                return 40 + own
+            if CALL + own in legal:
+                return CALL + own
         for rank in RANKS_STRONGEST_FIRST:
-            card = 10 * trump + rank
-            if card not in hand and 40 + card in legal:
-                return 40 + card
+            card = DECK.card(trump, rank)
+            if card not in hand and CALL + card in legal:
+                return CALL + card
         return min(legal)
 
     # -- trick play -------------------------------------------------------------------------
@@ -108,35 +156,40 @@ class Briscola5Heuristic(BaseAgent):
         trump = view["trump"]
         trick = view["trick"]
         if not trick:
-            return self._cheapest(legal, trump)
+            return min(legal, key=CHEAP[trump].__getitem__)
+        beaten_by = BEATEN_BY[trump]
         leader = view["trick_leader"]
-        seats = [(leader + i) % 5 for i in range(len(trick))]
-        win_i = self._winning_index(trick, trump)
-        winner_seat, winner_card = seats[win_i], trick[win_i]
-        last_to_play = len(trick) == 4
-        unseen = self._unseen(view)
-        trick_points = sum(points(c) for c in trick)
-        tricks_done = sum(view["tricks_taken"])
+        win_i = trick_winner(trick, SUIT, STRENGTH, trump)
+        winner_seat, winner_card = (leader + win_i) % NUM_PLAYERS, trick[win_i]
+        last_to_play = len(trick) == NUM_PLAYERS - 1
+        seen = 0
+        for c in view["hand"]:
+            seen |= 1 << c
+        for _, _, c in view["played"]:
+            seen |= 1 << c
+        unseen = _ALL ^ seen
         if winner_seat in self._teammates(view):
-            if last_to_play or self._unbeatable(winner_card, trick[0], trump, unseen):
-                return self._load(legal, trump)
-            return self._cheapest(legal, trump)
+            if last_to_play or not unseen & beaten_by[winner_card]:
+                return max(legal, key=LOAD[trump].__getitem__)
+            return min(legal, key=CHEAP[trump].__getitem__)
         # Opponents hold the trick: take it when it pays and it is safe.
-        winners = [c for c in legal if self._beats(c, winner_card, trick[0], trump)]
-        safe = [c for c in winners if last_to_play or self._unbeatable(c, trick[0], trump, unseen)]
+        beats_winner = beaten_by[winner_card]
+        safe = [c for c in legal if beats_winner >> c & 1 and (last_to_play or not unseen & beaten_by[c])]
         if safe:
-            cheapest_win = min(safe, key=lambda c: (suit(c) == trump, points(c), strength(c)))
-            gain = trick_points + points(cheapest_win)
-            uses_trump = suit(cheapest_win) == trump
+            cheapest_win = min(safe, key=CHEAP[trump].__getitem__)
+            trick_points = sum(POINTS[c] for c in trick)
+            gain = trick_points + POINTS[cheapest_win]
+            uses_trump = SUIT[cheapest_win] == trump
             if not uses_trump and gain > 0:
                 return cheapest_win
-            if uses_trump and (trick_points >= 10 or tricks_done >= 5):
+            if uses_trump and (trick_points >= 10 or sum(view["tricks_taken"]) >= NUM_TRICKS - 3):
                 return cheapest_win
             if gain >= 8 and not uses_trump:
                 return cheapest_win
-        return self._cheapest(legal, trump)
+        return min(legal, key=CHEAP[trump].__getitem__)
 
-    def _teammates(self, view: dict[str, Any]) -> set[int]:
+    @staticmethod
+    def _teammates(view: dict[str, Any]) -> set[int]:
         """Relative seats known to be on our side (never including ourselves)."""
         caller = view["caller"]
         partner = view["partner"] if view["partner_revealed"] else None
@@ -146,40 +199,4 @@ class Briscola5Heuristic(BaseAgent):
             return {caller}
         if partner is None:
             return set()  # a defender does not know yet which other seat is the partner
-        return {1, 2, 3, 4} - {caller, partner}
-
-    @staticmethod
-    def _winning_index(trick: list[int], trump: int) -> int:
-        best = 0
-        for i in range(1, len(trick)):
-            if Briscola5Heuristic._beats(trick[i], trick[best], trick[0], trump):
-                best = i
-        return best
-
-    @staticmethod
-    def _beats(card: int, best: int, led: int, trump: int) -> bool:
-        if suit(card) == suit(best):
-            return strength(card) > strength(best)
-        return suit(card) == trump
-
-    @staticmethod
-    def _unseen(view: dict[str, Any]) -> set[int]:
-        seen = set(view["hand"]) | {c for _, _, c in view["played"]}
-        return set(range(40)) - seen
-
-    @staticmethod
-    def _unbeatable(card: int, led: int, trump: int, unseen: set[int]) -> bool:
-        """No card still hidden in other hands can beat ``card`` in this trick."""
-        return not any(Briscola5Heuristic._beats(u, card, led, trump) for u in unseen)
-
-    @staticmethod
-    def _cheapest(legal: list[int], trump: int) -> int:
-        return min(legal, key=lambda c: (suit(c) == trump, points(c), strength(c)))
-
-    @staticmethod
-    def _load(legal: list[int], trump: int) -> int:
-        def keep_key(c: int) -> tuple:
-            precious = suit(c) == trump and c % 10 in (0, 2)
-            return (not precious, suit(c) != trump, points(c), -strength(c))
-
-        return max(legal, key=keep_key)
+        return set(range(1, NUM_PLAYERS)) - {caller, partner}

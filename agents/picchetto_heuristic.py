@@ -29,49 +29,56 @@ Play (12 tricks, 1 point each, 2 for the last; 7+ tricks win the cards bonus, 12
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
 
 from agents.base import BaseAgent, legal_actions
+from envs.core.cards import iter_bits
+from envs.picchetto.game import (
+    DISCARD,
+    END_EXCHANGE,
+    HIGHER,
+    RANK,
+    SET_MIN_RANK,
+    SUIT,
+    point_of,
+    sequences_of,
+)
 from envs.picchetto.observation import decode
 
-DISCARD, END_EXCHANGE = 32, 64
-DECL_VALUE = (7, 8, 9, 10, 10, 10, 10, 11)
 ELDER_KEEP_THRESHOLD = 9
 DEALER_KEEP_THRESHOLD = 6
 
 
 def suit(card: int) -> int:
-    return card // 8
+    return SUIT[card]
 
 
 def rank(card: int) -> int:
-    return card % 8
+    return RANK[card]
 
 
 def keep_values(hand: list[int]) -> dict[int, float]:
     """What each card is worth to keep, for the declarations and the play."""
-    by_suit: dict[int, list[int]] = {s: sorted(c for c in hand if suit(c) == s) for s in range(4)}
-    suit_value = {s: (sum(DECL_VALUE[rank(c)] for c in cards), len(cards)) for s, cards in by_suit.items()}
-    point_suit = max(suit_value, key=suit_value.get)
-    values = {c: float(rank(c)) for c in hand}
-    for c in by_suit[point_suit]:
-        values[c] += 6
-    for cards in by_suit.values():
-        ranks = [rank(c) for c in cards]
-        run: list[int] = []
-        for r in ranks + [99]:
-            if run and r == run[-1] + 1:
-                run.append(r)
-                continue
-            if len(run) >= 3:
-                for rr in run:
-                    values[cards[ranks.index(rr)]] += 5 + (3 if len(run) >= 5 else 0)
-            run = [r]
+    if not hand:
+        return {}
+    mask = 0
     for c in hand:
-        if rank(c) >= 3:  # Ten or higher
-            same = sum(1 for o in hand if rank(o) == rank(c)) - 1
+        mask |= 1 << c
+    values = {c: float(RANK[c]) for c in hand}
+    _, _, point_suit = point_of(mask)  # the best point suit (the game's rule, ties included)
+    for c in hand:
+        if SUIT[c] == point_suit:
+            values[c] += 6
+    for length, _, run in sequences_of(mask):  # every run of three or more
+        for c in iter_bits(run):
+            values[c] += 5 + (3 if length >= 5 else 0)
+    same_rank = Counter(RANK[c] for c in hand)
+    for c in hand:
+        if RANK[c] >= SET_MIN_RANK:  # Ten or higher
+            same = same_rank[RANK[c]] - 1
             if same >= 2:
                 values[c] += 4 * same
     return values
@@ -105,23 +112,22 @@ class PicchettoHeuristic(BaseAgent):
     # -- trick play -------------------------------------------------------------------------
     def _play(self, view: dict[str, Any], legal: list[int]) -> int:
         hand = view["hand"]
-        played = set(view["played"][0]) | set(view["played"][1])
-        lengths = {s: sum(1 for c in hand if suit(c) == s) for s in range(4)}
+        known = 0  # our hand and every card played: what cannot beat us from the other hand
+        for c in hand:
+            known |= 1 << c
+        for cards in view["played"]:
+            for c in cards:
+                known |= 1 << c
+        lengths = Counter(SUIT[c] for c in hand)
         led = view["trick_card"]
         if led is None:  # we lead
-            masters = [c for c in legal if self._master(c, hand, played)]
+            masters = [c for c in legal if not HIGHER[c] & ~known]  # the highest card left in its suit
             if masters:
-                return max(masters, key=lambda c: (lengths[suit(c)], rank(c)))
-            longest = max(legal, key=lambda c: (lengths[suit(c)], -rank(c)))
-            return min((c for c in legal if suit(c) == suit(longest)), key=rank)
-        following = [c for c in legal if suit(c) == suit(led)]
+                return max(masters, key=lambda c: (lengths[SUIT[c]], RANK[c]))
+            longest = max(legal, key=lambda c: (lengths[SUIT[c]], -RANK[c]))
+            return min((c for c in legal if SUIT[c] == SUIT[longest]), key=rank)
+        following = [c for c in legal if SUIT[c] == SUIT[led]]
         if following:
-            winners = [c for c in following if rank(c) > rank(led)]
+            winners = [c for c in following if RANK[c] > RANK[led]]
             return min(winners or following, key=rank)
-        return min(legal, key=lambda c: (lengths[suit(c)], rank(c)))
-
-    @staticmethod
-    def _master(card: int, hand: list[int], played: set[int]) -> bool:
-        """No card outside our hand and not yet played can beat ``card`` in its suit."""
-        higher = range(card + 1, 8 * (suit(card) + 1))
-        return all(h in hand or h in played for h in higher)
+        return min(legal, key=lambda c: (lengths[SUIT[c]], RANK[c]))

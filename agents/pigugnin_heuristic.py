@@ -22,28 +22,38 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import BaseAgent, legal_actions
+from envs.core.trick import card_strengths
+from envs.pigugnin.game import CARD_POINTS, DECK, LAST_TRICK_BONUS, PIGUGNIN, STRENGTH
 from envs.pigugnin.observation import decode
 
-RANK_STRENGTH = (7, 8, 9, 0, 1, 2, 3, 4, 5, 6)
-RANK_POINTS = (3, 1, 1, 0, 0, 0, 0, 1, 1, 1)
-PIGUGNIN = 27  # JS
+#: per card id: capture strength, card points, suit (from the game's per-rank tables)
+CARD_STRENGTH = card_strengths(STRENGTH, DECK.num_suits)
+CARD_POINT = card_strengths(CARD_POINTS, DECK.num_suits)
+SUIT = DECK.suit_of
+#: the most card points a single card is worth (the Aces)
+TOP_POINTS = max(CARD_POINTS)
+#: ``STRONGER[c]``: bitmask of the cards of c's suit that capture it
+STRONGER = tuple(
+    sum(1 << u for u in range(DECK.size) if SUIT[u] == SUIT[c] and CARD_STRENGTH[u] > CARD_STRENGTH[c])
+    for c in range(DECK.size)
+)
 
 
 def strength(card: int) -> int:
-    return RANK_STRENGTH[card % 10]
+    return CARD_STRENGTH[card]
 
 
 def points(card: int) -> int:
-    return RANK_POINTS[card % 10]
+    return CARD_POINT[card]
 
 
 def suit(card: int) -> int:
-    return card // 10
+    return SUIT[card]
 
 
 def danger(card: int) -> tuple:
     """How much we want to be rid of a card when we can throw anything."""
-    return (card == PIGUGNIN, points(card) == 3, strength(card))
+    return (card == PIGUGNIN, CARD_POINT[card] == TOP_POINTS, CARD_STRENGTH[card])
 
 
 class PigugninHeuristic(BaseAgent):
@@ -58,54 +68,59 @@ class PigugninHeuristic(BaseAgent):
         hand = view["hand"]
         tricks_left = len(hand)
         trickless = view["tricks_won"][0] == 0
-        late = tricks_left <= max(3, 40 // n // 3)
+        late = tricks_left <= max(3, DECK.size // n // 3)
         trick = [card for _, card in view["trick"]]
-        unseen = set(range(40)) - set(hand) - {c for cards in view["played"] for c in cards}
+        seen = 0
+        for c in hand:
+            seen |= 1 << c
+        for cards in view["played"]:
+            for c in cards:
+                seen |= 1 << c
+        unseen = DECK.full_mask ^ seen
         if not trick:
             return self._lead(hand, legal, trickless, late, unseen)
-        led = suit(trick[0])
-        best = max((c for c in trick if suit(c) == led), key=strength)
-        on_table = sum(points(c) for c in trick) + (3 if tricks_left == 1 else 0)
+        led = SUIT[trick[0]]
+        best = max((c for c in trick if SUIT[c] == led), key=strength)
+        on_table = sum(CARD_POINT[c] for c in trick) + (LAST_TRICK_BONUS if tricks_left == 1 else 0)
         has_pig = PIGUGNIN in trick
         last_to_play = len(trick) == n - 1
-        following = suit(legal[0]) == led
-        winners = [c for c in legal if following and strength(c) > strength(best)]
+        following = SUIT[legal[0]] == led
+        best_strength = CARD_STRENGTH[best]
+        winners = [c for c in legal if following and CARD_STRENGTH[c] > best_strength]
         if trickless and winners and not has_pig:
             # Secure the one trick we need while it is cheap: a sure win if we have one,
             # otherwise our strongest card (if it is overtaken, we shed a dangerous card).
-            sure = [c for c in winners if last_to_play or self._master(c, unseen)]
+            sure = [c for c in winners if last_to_play or not unseen & STRONGER[c]]
             if sure:
-                pick = min(sure, key=lambda c: (points(c), -strength(c)))
-                if on_table + points(pick) <= (6 if late else 4):
+                pick = min(sure, key=lambda c: (CARD_POINT[c], -CARD_STRENGTH[c]))
+                if on_table + CARD_POINT[pick] <= (6 if late else 4):
                     return pick
             elif late or on_table <= 2:
-                return max(winners, key=lambda c: (points(c) < 3, strength(c)))
+                return max(winners, key=lambda c: (CARD_POINT[c] < TOP_POINTS, CARD_STRENGTH[c]))
         if not following:
             return max(legal, key=danger)  # void: throw what we fear most
-        duckers = [c for c in legal if strength(c) < strength(best)]
+        duckers = [c for c in legal if CARD_STRENGTH[c] < best_strength]
         if duckers:
             if trickless:  # keep the strong cards: we still need them to take a trick
-                return max(duckers, key=lambda c: (c == PIGUGNIN, -strength(c)))
-            return max(duckers, key=lambda c: (c == PIGUGNIN, strength(c)))  # JS first: someone else takes it
+                return max(duckers, key=lambda c: (c == PIGUGNIN, -CARD_STRENGTH[c]))
+            return max(duckers, key=lambda c: (c == PIGUGNIN, CARD_STRENGTH[c]))  # JS first: someone else takes it
         if last_to_play:
-            return max(legal, key=lambda c: (c != PIGUGNIN, strength(c)))
-        return min(legal, key=lambda c: (c == PIGUGNIN, strength(c)))
+            return max(legal, key=lambda c: (c != PIGUGNIN, CARD_STRENGTH[c]))
+        return min(legal, key=lambda c: (c == PIGUGNIN, CARD_STRENGTH[c]))
 
-    @staticmethod
-    def _master(card: int, unseen: set[int]) -> bool:
-        """No unseen card of the same suit can beat ``card``."""
-        return not any(suit(u) == suit(card) and strength(u) > strength(card) for u in unseen)
-
-    def _lead(self, hand: list[int], legal: list[int], trickless: bool, late: bool, unseen: set[int]) -> int:
+    def _lead(self, hand: list[int], legal: list[int], trickless: bool, late: bool, unseen: int) -> int:
+        """``unseen``: bitmask of the cards neither in our hand nor played."""
         if trickless:
-            masters = [c for c in legal if c != PIGUGNIN and self._master(c, unseen)]
+            masters = [c for c in legal if c != PIGUGNIN and not unseen & STRONGER[c]]
             if masters:
-                return min(masters, key=lambda c: (points(c), -strength(c)))
-            return max(legal, key=lambda c: (c != PIGUGNIN, points(c) < 3, strength(c)))
+                return min(masters, key=lambda c: (CARD_POINT[c], -CARD_STRENGTH[c]))
+            return max(legal, key=lambda c: (c != PIGUGNIN, CARD_POINT[c] < TOP_POINTS, CARD_STRENGTH[c]))
 
         # Lead low from the suit where a low lead is safest: not our own Pigugnin's suit when
         # we still hold it, and a suit whose lowest card is as weak as possible.
+        pig_suit = SUIT[PIGUGNIN] if PIGUGNIN in hand else -1
+
         def lead_key(c: int) -> tuple:
-            return (PIGUGNIN in hand and suit(c) == suit(PIGUGNIN), c == PIGUGNIN, strength(c), points(c))
+            return (SUIT[c] == pig_suit, c == PIGUGNIN, CARD_STRENGTH[c], CARD_POINT[c])
 
         return min(legal, key=lead_key)

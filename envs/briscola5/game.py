@@ -34,6 +34,15 @@ NUM_ACTIONS = 143
 
 PLAY, CALL, PASS, BID, FORFEIT, NO_FORFEIT = 0, 40, 80, 81, 141, 142
 BID_MIN, BID_MAX = 61, 120
+#: The ids of ``BID(v)`` for v = BID_MIN..BID_MAX (81..140). The id of a bid does not depend
+#: on the ``min_bid``/``max_bid`` flags: they only narrow which of these ids are legal.
+BID_IDS = range(BID, BID + BID_MAX - BID_MIN + 1)
+
+
+def bid_value(action: int) -> int:
+    """The value ``v`` of the action id ``BID(v)``."""
+    return BID_MIN + action - BID
+
 
 # Phases (explicit enum, OpenSpiel style).
 FORFEIT_CHECK, AUCTION, CALL_CARD, TRICK_PLAY, OVER = 0, 1, 2, 3, 4
