@@ -42,6 +42,7 @@ import json
 import os
 import pickle
 import random
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -221,6 +222,52 @@ def head_to_head_row(game: str, candidate: Any, opponent: str, deals: int, seed:
             "mean_per_hand": r.get("mean_per_hand")}
 
 
+def whole_rollouts(total: int, done: int, rollout: int) -> int:
+    """``total`` rounded up so that the steps still to do are whole rollouts (``n_steps * n_envs``):
+    PPO only stops between rollouts, so that is what a run does anyway; the run records and reports it."""
+    todo = max(total - done, 0)
+    rounded = done + -(-todo // rollout) * rollout
+    if rounded != total:
+        print(f"total_timesteps: {total} rounded up to {rounded} ({done} done + whole rollouts of "
+              f"n_steps * n_envs = {rollout} steps)", flush=True)
+    return rounded
+
+
+def new_run_dir(parent: Path, args: Args) -> Path:
+    """A new, empty ``{game}__{exp_name}__{seed}__{unix time}`` folder (``_2``, ``_3`` ... within one second)."""
+    base = f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    parent.mkdir(parents=True, exist_ok=True)
+    for k in range(1, 1000):
+        run_dir = parent / (base if k == 1 else f"{base}_{k}")
+        try:
+            run_dir.mkdir()
+            return run_dir
+        except FileExistsError:
+            continue
+    raise ConfigError(f"cannot create a new run folder {base} in {parent}")
+
+
+def carry_history(origin: Path, run_dir: Path, step: int, exact: bool) -> None:
+    """Start a resumed run's folder with the curves of the run it continues, up to its checkpoint's ``step``.
+
+    ``exact`` (the saved training state is restored): the rows at ``step`` and the best checkpoint so far
+    come along too, as the resumed run would have them; otherwise the resumed run evaluates and logs at
+    ``step`` itself and picks its own best."""
+    for name in ("metrics.csv", "eval.csv"):
+        if (origin / name).exists():
+            with (origin / name).open(newline="") as f:
+                reader = csv.DictReader(f)
+                rows = [r for r in reader if (float(r["step"]) <= step if exact else float(r["step"]) < step)]
+            if rows:
+                with (run_dir / name).open("w", newline="") as f:
+                    w = csv.DictWriter(f, fieldnames=list(reader.fieldnames or rows[0]))
+                    w.writeheader()
+                    w.writerows(rows)
+    for name in ("imitation.json", *(("best.zip", "best.mazzo.zip") if exact else ())):
+        if (origin / name).exists():
+            shutil.copy2(origin / name, run_dir / name)
+
+
 #: Args that define the training envs: a resume restores the envs' saved state only if none changed.
 ENV_KEYS = ("game", "env", "opponents", "seat", "reward_scale", "n_envs", "snapshot_share", "max_snapshots")
 EVAL_SEED, FINAL_SEED = 1_000_003, 2_000_003  # offsets: periodic and final deals never coincide
@@ -251,10 +298,13 @@ def main(argv: list[str] | None = None) -> Path:
     from agents.trained import TrainedAgent, export_checkpoint, read_metadata, save_checkpoint, save_policy
     from train.report import write_report
 
-    # -- run directory --------------------------------------------------------------------------------
+    # -- run directory: always a new one; a resumed run starts its own, beside the run it continues -----
     resume_state: dict[str, Any] | None = None
+    done = int(read_metadata(args.resume).get("num_timesteps", 0)) if args.resume else 0
+    args.total_timesteps = whole_rollouts(args.total_timesteps, done, args.n_steps * args.n_envs)
     if args.resume and (Path(args.resume).parent / "config.yaml").exists():
-        run_dir = Path(args.resume).resolve().parent  # continue that run where it was
+        origin = Path(args.resume).resolve().parent  # left as it is (its report.md, curves, checkpoints)
+        run_dir = new_run_dir(origin.parent, args)
         state_file = Path(args.resume).with_name(Path(args.resume).stem + "_state.pkl")
         old = read_metadata(args.resume).get("config", {})
         same_envs = all(old.get(k) == getattr(args, k) for k in ENV_KEYS)
@@ -263,10 +313,10 @@ def main(argv: list[str] | None = None) -> Path:
         elif state_file.exists():  # e.g. a curriculum: new flags or opponents, so fresh (seeded) envs
             print(f"resume: {', '.join(k for k in ENV_KEYS if old.get(k) != getattr(args, k))} changed; "
                   "the environments start afresh (the result is not that of an uninterrupted run)", flush=True)
+        carry_history(origin, run_dir, done, exact=resume_state is not None)
     else:
-        run_dir = Path(args.runs_dir) / f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
+        run_dir = new_run_dir(Path(args.runs_dir), args)
     run_name = run_dir.name
-    run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(args), sort_keys=False))
     meta = {**meta, "run_name": run_name, "config": to_dict(args)}
 
@@ -390,7 +440,11 @@ def main(argv: list[str] | None = None) -> Path:
             (run_dir / "last_state.pkl").write_bytes(pickle.dumps(state))
 
     schedule = Schedule(resume_state["callback"] if resume_state else None)
-    schedule.s["started"] = time.time() - schedule.s.get("elapsed", 0.0)  # wall time counts training only
+    # wall time: "time" in metrics.csv is cumulative over the segments of a resumed run (training and the
+    # periodic evaluations, not the final one); this segment's own time is reported beside it
+    segment = {"number": schedule.s.get("segment", 0) + 1, "from_step": model.num_timesteps, "started": time.time()}
+    schedule.s["segment"] = segment["number"]
+    schedule.s["started"] = time.time() - schedule.s.get("elapsed", 0.0)
     remaining = args.total_timesteps - model.num_timesteps
     print(f"run {run_name}: training {args.game} for {max(remaining, 0)} steps "
           f"({model.num_timesteps} done) against {args.opponents}", flush=True)
@@ -406,6 +460,9 @@ def main(argv: list[str] | None = None) -> Path:
     else:
         schedule.save_last()
     vec.close()
+    timing = {"wall_time": round(schedule.s["elapsed"], 1), "segment_time": round(time.time() - segment["started"], 1),
+              "segments": segment["number"], "from_step": segment["from_step"], "to_step": step,
+              "resumed_from": str(Path(args.resume).resolve()) if args.resume else None}
 
     # -- final evaluation of best.mazzo.zip on fresh deals, with the reference levels -------------------
     if not (run_dir / "best.mazzo.zip").exists():  # a run resumed from before safe checkpoints: its own best.zip
@@ -420,6 +477,7 @@ def main(argv: list[str] | None = None) -> Path:
                                      args.eval_workers)
                 row[f"{ref}_mean"], row[f"{ref}_low"], row[f"{ref}_high"] = r["mean"], r["low"], r["high"]
         final["rows"].append(row)
+    final["timing"] = timing
     (run_dir / "final_eval.json").write_text(json.dumps(final, indent=1))
     command = "python -m train.ppo " + " ".join(sys.argv[1:] if argv is None else argv)
     report = write_report(run_dir, to_dict(args), final, command=command)

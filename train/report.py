@@ -147,6 +147,19 @@ def _imitation_line(run_dir: Path) -> list[str]:
             f"(accuracy {s['accuracy']:.3f}, {s['seconds']} s), then PPO"]
 
 
+def _wall_time(timing: dict[str, Any] | None, last: dict[str, Any]) -> str:
+    """The wall time of training and periodic evaluations: in total and, for a resumed run, this segment's."""
+    if not timing:  # a run written before timing was recorded: metrics.csv's time is cumulative
+        return f"wall time (training and periodic evaluations, all segments): {last.get('time') or 0:.0f} s"
+    text = f"wall time (training and periodic evaluations): {timing['wall_time']:.0f} s"
+    if timing.get("resumed_from"):
+        if timing.get("segments", 1) > 1:
+            text += f" in total over {timing['segments']} segments"
+        text += (f", of which this resumed segment (steps {timing['from_step']} to {timing['to_step']}): "
+                 f"{timing['segment_time']:.0f} s; resumed from `{timing['resumed_from']}`")
+    return text
+
+
 def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], command: str = "") -> Path:
     """Write ``report.md`` and ``learning_curve.png`` in ``run_dir``; returns the report's path."""
     run_dir = Path(run_dir)
@@ -159,8 +172,8 @@ def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], c
         "",
         f"* game: **{config['game']}**, flags: `{config.get('env') or {}}`",
         f"* command: `{command}`" if command else "* command: (not recorded)",
-        f"* steps: {int(last.get('step', 0))}, training episodes: {int(last.get('episodes', 0))}, "
-        f"wall time of the last segment: {last.get('time', 0):.0f} s",
+        f"* steps: {int(last.get('step') or 0)}, training episodes: {int(last.get('episodes') or 0)}, "
+        + _wall_time(final.get("timing"), last),
         f"* training opponents: `{config['opponents']}`" + (", self-play snapshots" if config.get("selfplay") else ""),
         *_imitation_line(run_dir),
         f"* best checkpoint: `best.mazzo.zip` (step {final.get('best_step')}), last: `last.mazzo.zip` (safe to play; "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import pickle
 import subprocess
 import sys
@@ -79,24 +80,40 @@ def test_smoke_run_of_each_committed_config(game, tmp_path):
     env.reset(seed=0)
     assert all(isinstance(a, TrainedAgent) for a in env.seated.values())
     if game == "picchetto":  # resume the run from its last checkpoint, as a user would
+        before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
         out = run_cli("--config", f"configs/{game}/ppo.yaml", *TINY, "--total_timesteps", "384",
                       "--resume", str(run / "last.zip"))
         assert out.returncode == 0, out.stderr[-3000:]
-        assert [r["step"] for r in rows(run / "metrics.csv")] == ["128", "256", "384"]
-        assert rows(run / "eval.csv")[-1]["step"] == "384"
-        assert read_metadata(run / "last.zip")["num_timesteps"] == 384
+        (resumed,) = set(tmp_path.iterdir()) - {run}  # its own run folder, beside the one it continues
+        assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before  # left untouched
+        assert [r["step"] for r in rows(resumed / "metrics.csv")] == ["128", "256", "384"]
+        assert [r["step"] for r in rows(resumed / "eval.csv")][-2:] == ["384", "384"]
+        assert read_metadata(resumed / "last.zip")["num_timesteps"] == 384
+        assert f"resumed from `{run / 'last.zip'}`" in (resumed / "report.md").read_text()
 
 
 def test_resume_gives_the_same_result_as_an_uninterrupted_run(tmp_path):
     args = ["--game", "briscola5", *FAST]
     straight = main([*args, "--runs_dir", str(tmp_path / "a")])
     first = main([*args, "--total_timesteps", "128", "--runs_dir", str(tmp_path / "b")])
+    report = (first / "report.md").read_text()
     resumed = main([*args, "--resume", str(first / "last.zip")])
-    assert resumed == first  # the run continues in its own directory
+    assert resumed != first and resumed.parent == first.parent  # a new run folder beside the first one
+    assert (first / "report.md").read_text() == report and read_metadata(first / "last.zip")["num_timesteps"] == 128
     assert same_params(straight / "last.zip", resumed / "last.zip")
     assert rows(straight / "eval.csv") == rows(resumed / "eval.csv")
     strip = [{k: v for k, v in r.items() if k != "time"} for r in rows(straight / "metrics.csv")]
     assert strip == [{k: v for k, v in r.items() if k != "time"} for r in rows(resumed / "metrics.csv")]
+    # wall time: cumulative over the two segments, and the resumed segment's own
+    timing = json.loads((resumed / "final_eval.json").read_text())["timing"]
+    assert (timing["segments"], timing["from_step"], timing["to_step"]) == (2, 128, 256)
+    assert timing["resumed_from"] == str((first / "last.zip").resolve())
+    first_time = float(rows(first / "metrics.csv")[-1]["time"])
+    assert timing["wall_time"] >= first_time + timing["segment_time"] - 1.0  # includes the first segment
+    assert float(rows(resumed / "metrics.csv")[-1]["time"]) >= first_time
+    text = (resumed / "report.md").read_text()
+    assert "in total over 2 segments, of which this resumed segment (steps 128 to 256)" in text
+    assert "last segment" not in text and "resumed" not in (straight / "report.md").read_text()
     # a different seed trains a different policy (the comparison above can fail)
     other = main([*args, "--seed", "2", "--runs_dir", str(tmp_path / "c")])
     assert not same_params(straight / "last.zip", other / "last.zip")
@@ -197,3 +214,49 @@ def test_committed_configs_are_valid(path):
     args = load_config(Args, ROOT / path)
     meta = check_args(args)
     assert args.game == Path(path).parent.name == meta["game"]
+
+
+def test_two_runs_of_the_same_config_give_identical_numbers(tmp_path):
+    """What `make train` promises: the same config and seed, run twice (fresh processes), the same numbers."""
+    argv = ["--config", "configs/briscola5/ppo.yaml", "--total_timesteps", "1024", "--n_envs", "2", "--n_steps",
+            "128", "--batch_size", "64", "--n_epochs", "2", "--net_arch", "[32, 32]", "--eval_every", "512",
+            "--eval_deals", "3", "--final_deals", "3", "--progress", "false"]
+    runs = []
+    for name in ("a", "b"):
+        out = run_cli(*argv, "--runs_dir", str(tmp_path / name))
+        assert out.returncode == 0, out.stderr[-3000:]
+        (run,) = (tmp_path / name).iterdir()
+        runs.append(run)
+    a, b = runs
+    assert (a / "eval.csv").read_bytes() == (b / "eval.csv").read_bytes()
+    assert len(rows(a / "eval.csv")) == 3 * 2  # steps 0, 512, 1024 x heuristic, random
+    strip = [{k: v for k, v in r.items() if k != "time"} for r in rows(a / "metrics.csv")]
+    assert strip == [{k: v for k, v in r.items() if k != "time"} for r in rows(b / "metrics.csv")]
+    assert all(r["loss"] not in ("", None) for r in strip[1:])  # the losses themselves are compared
+    fa, fb = (json.loads((r / "final_eval.json").read_text()) for r in runs)
+    assert fa["rows"] == fb["rows"] and fa["best_step"] == fb["best_step"]
+    assert same_params(a / "last.zip", b / "last.zip")
+    # the thread count of the run is pinned and recorded
+    assert read_metadata(a / "last.zip")["config"]["torch_threads"] == 1
+
+
+def test_total_timesteps_is_rounded_up_to_whole_rollouts(tmp_path, capsys):
+    run = main(["--game", "briscola5", *FAST, "--total_timesteps", "200", "--eval_every", "0",
+                "--runs_dir", str(tmp_path)])
+    assert "total_timesteps: 200 rounded up to 256" in capsys.readouterr().out
+    assert read_metadata(run / "last.zip")["num_timesteps"] == 256  # two rollouts of 2 envs x 64 steps
+    assert load_config(Args, run / "config.yaml").total_timesteps == 256  # recorded as run
+    assert [r["step"] for r in rows(run / "metrics.csv")] == ["128", "256"]
+    assert "* steps: 256," in (run / "report.md").read_text()
+    # already whole rollouts: unchanged and nothing printed about it
+    same = main(["--game", "briscola5", *FAST, "--total_timesteps", "128", "--runs_dir", str(tmp_path / "b")])
+    assert "rounded" not in capsys.readouterr().out
+    assert load_config(Args, same / "config.yaml").total_timesteps == 128
+
+
+def test_one_deal_evaluations_run_and_report_n_a(tmp_path):
+    run = main(["--game", "picchetto", "--env.episode", "hand", *TINY, "--total_timesteps", "128",
+                "--eval_deals", "1", "--final_deals", "1", "--runs_dir", str(tmp_path)])
+    report = (run / "report.md").read_text()
+    assert "[n/a]" in report and "| 1 |" in report
+    assert rows(run / "eval.csv")[0]["low"] == ""  # no interval on one deal
