@@ -122,7 +122,7 @@ class Leaderboard:
                 if iv is None:
                     cells.append("-")
                 else:
-                    cells.append(f"{iv['mean']:+.3f}" + ("" if iv["ci95"] is None else f" ± {iv['ci95']:.3f}"))
+                    cells.append(f"{iv['mean']:+.3f}" + (" ± n/a" if iv["ci95"] is None else f" ± {iv['ci95']:.3f}"))
             lines.append(f"{a:<{width}} " + " ".join(f"{c:>22}" for c in cells))
         return "\n".join(lines)
 

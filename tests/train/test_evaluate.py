@@ -352,6 +352,11 @@ def test_one_deal_has_no_interval_and_prints_n_a(tmp_path):
     (run / "final_eval.json").write_text(json.dumps(final))
     (run / "config.yaml").write_text(yaml.safe_dump(config))
     assert "[n/a]" in results_table([run])
+    if importlib.util.find_spec("openskill") is not None:  # the leaderboard's head-to-head cells too
+        from train.rating import round_robin
+
+        board = round_robin("picchetto", ["random", "heuristic"], num_deals=1, flags={"episode": "hand"})
+        assert "± n/a" in str(board)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("agents.briscola5_heuristic") is None, reason="no Briscola heuristic")
