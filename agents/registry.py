@@ -27,7 +27,12 @@ def _load(path: str) -> type:
 
 
 def make_agent(spec: str, game: str, seed: int | None = None, **kwargs: Any) -> BaseAgent:
-    """Build a player for ``game`` from ``spec`` (see ``AGENT_KINDS``)."""
+    """Build a player for ``game`` from ``spec`` (see ``AGENT_KINDS``).
+
+    ``ppo:PATH`` plays a safe checkpoint (``*.mazzo.zip``, ``agents/checkpoint.py``): nothing in the file is
+    executed, and a Stable-Baselines3 ``.zip`` is refused unopened (convert one you trust with
+    ``python -m agents.trained export SRC DST``).
+    """
     if game not in GAMES:
         raise ConfigError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
     if not isinstance(spec, str):
