@@ -16,13 +16,3 @@ def trajectory(make_env, seed: int, **flags) -> list:
         out.append((agent, obs["observation"].tobytes(), reward))
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     return out
-
-
-def assert_reset_continues_the_stream(env, dealt) -> None:
-    """``reset()`` without a seed draws a new deal; ``reset(seed)`` replays the seeded one."""
-    env.reset(seed=9)
-    first = dealt(env.state_)
-    env.reset()
-    assert dealt(env.state_) != first
-    env.reset(seed=9)
-    assert dealt(env.state_) == first

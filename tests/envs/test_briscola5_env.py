@@ -1,52 +1,18 @@
-"""Briscola in cinque through the PettingZoo API: api/seed tests, flags, bad input, rendering."""
+"""Briscola in cinque through the PettingZoo API: flags, explicit deals, rendering, results.
+
+The checks every game shares (PettingZoo's api/seed tests, determinism, no leak, bad flags,
+malformed deals, illegal actions) are in ``test_contract.py``, with this game's cases in
+``cases.py``.
+"""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from envs import briscola5_v0
-from envs.core.errors import ConfigError, DealError, IllegalActionError
-from tests.envs.common import assert_reset_continues_the_stream, trajectory
-
-NON_DEFAULT = dict(
-    first_dealer=3,
-    first_lead="caller",
-    min_bid=65,
-    min_raise=2,
-    max_bid=110,
-    all_pass_policy="force_dealer",
-    void_hands_count=False,
-    forfeit_enabled=False,
-    bid_multiplier_on_loss=True,
-    cappotto_definition="tricks",
-    allow_call_own_card=False,
-    num_hands=3,
-)
-
-
-@pytest.mark.parametrize("flags", [{}, NON_DEFAULT], ids=["defaults", "non-default"])
-def test_pettingzoo_api(flags):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        api_test(briscola5_v0.env(**flags), num_cycles=200)
-
-
-@pytest.mark.parametrize("flags", [{}, NON_DEFAULT], ids=["defaults", "non-default"])
-def test_pettingzoo_seed(flags):
-    seed_test(lambda: briscola5_v0.env(**flags), num_cycles=200)
-
-
-def test_same_seed_same_trajectory_and_different_seeds_differ():
-    assert trajectory(briscola5_v0.env, 42, num_hands=2) == trajectory(briscola5_v0.env, 42, num_hands=2)
-    assert trajectory(briscola5_v0.env, 42, num_hands=2) != trajectory(briscola5_v0.env, 43, num_hands=2)
-
-
-def test_reset_without_seed_continues_the_stream():
-    assert_reset_continues_the_stream(briscola5_v0.raw_env(), lambda s: list(s.dealt))
+from envs.core.errors import IllegalActionError
+from tests.envs.cases import BRISCOLA5_NON_DEFAULT as NON_DEFAULT  # noqa: F401 (test_copy_pickle imports it)
 
 
 def test_random_first_dealer_covers_every_seat():
@@ -215,62 +181,7 @@ def test_flag_bid_multiplier_on_loss_multiplies_lost_doubles_and_triples():
     assert seen == {2, 3}
 
 
-# -- bad input: clear errors, nothing lost ---------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "flags,needle",
-    [
-        ({"num_hand": 2}, "unknown flag 'num_hand'"),
-        ({"num_hands": 0}, "an int >= 1"),
-        ({"first_lead": "left"}, "'right_of_dealer', 'caller'"),
-        ({"min_bid": 60}, "61..120"),
-        ({"forfeit_enabled": "yes"}, "True, False"),
-        ({"min_bid": 90, "max_bid": 80}, "max_bid"),
-        ({"first_dealer": 5}, "'random' or a seat 0..4"),
-    ],
-)
-def test_bad_flags_raise_naming_key_and_allowed(flags, needle):
-    with pytest.raises(ConfigError) as err:
-        briscola5_v0.env(**flags)
-    assert needle in str(err.value)
-
-
-def test_bad_render_mode():
-    with pytest.raises(ConfigError, match="render_mode"):
-        briscola5_v0.env(render_mode="rgb_array")
-
-
-@pytest.mark.parametrize(
-    "options,needle",
-    [
-        ({"dealer": 5}, "seat number 0..4"),
-        ({"dealer": "0"}, "seat number 0..4"),
-        ({"hands": [[0] * 8] * 4}, "list of 5 hands"),
-        ({"hands": [list(range(8 * i, 8 * i + 7)) for i in range(5)]}, "exactly 8 cards"),
-        ({"hands": [list(range(8))] * 5}, "given twice"),
-        ({"hands": [["ZZ"] + list(range(1, 8))] + [list(range(8 * i, 8 * i + 8)) for i in range(1, 5)]}, "'ZZ'"),
-        ({"hands": [[40] + list(range(1, 8))] + [list(range(8 * i, 8 * i + 8)) for i in range(1, 5)]}, "0..39"),
-    ],
-)
-def test_malformed_deals_raise_and_keep_the_episode(options, needle):
-    env = briscola5_v0.env()
-    env.reset(seed=1)
-    env.step(env.unwrapped.legal_actions()[0])
-    before = env.observe(env.agent_selection)["observation"].copy()
-    selection = env.agent_selection
-    with pytest.raises(DealError) as err:
-        env.reset(options=options)
-    assert needle in str(err.value)
-    assert env.agent_selection == selection
-    assert np.array_equal(env.observe(selection)["observation"], before)
-    env.step(env.unwrapped.legal_actions()[0])  # still playable
-
-
-def test_unknown_option_keys_warn_and_are_ignored():
-    env = briscola5_v0.env()
-    with pytest.warns(UserWarning, match="ignoring unknown reset option"):
-        env.reset(seed=0, options={"dealr": 1})
+# -- explicit deals and illegal plays (malformed ones: test_contract.py) ---------------------------
 
 
 def test_card_codes_and_ids_both_work_in_deals():
@@ -278,20 +189,6 @@ def test_card_codes_and_ids_both_work_in_deals():
     env = briscola5_v0.raw_env()
     env.reset(seed=0, options={"dealer": 2, "hands": codes})
     assert env.state_.dealer == 2 and env.state_.dealt[4] == sum(1 << c for c in (8, 9, 18, 19, 28, 29, 38, 39))
-
-
-@pytest.mark.parametrize("bad", [143, -1, 999, 2.0, "80", None, True])
-def test_illegal_or_malformed_action_raises_and_changes_nothing(bad):
-    env = briscola5_v0.env(forfeit_enabled=False)
-    env.reset(seed=3, options={"dealer": 0})
-    snapshot = env.observe("player_1")["observation"].copy()
-    with pytest.raises(IllegalActionError) as err:
-        env.step(bad)
-    assert "legal actions: 80 (PASS), 81 (BID 61)" in str(err.value)
-    assert env.agent_selection == "player_1"
-    assert np.array_equal(env.observe("player_1")["observation"], snapshot)
-    env.step(81)
-    assert env.agent_selection == "player_2"
 
 
 def test_playing_a_card_not_held_is_illegal():
@@ -309,14 +206,14 @@ def test_playing_a_card_not_held_is_illegal():
 
 def test_step_before_reset_and_after_the_end():
     env = briscola5_v0.env()
-    with pytest.raises(Exception, match="reset"):
-        env.step(0)
+    with pytest.raises(AssertionError, match=r"^reset\(\) needs to be called before step\.$"):
+        env.step(0)  # PettingZoo's OrderEnforcingWrapper
     env.reset(seed=0, options={"dealer": 0})
     env.unwrapped  # noqa: B018
     for _agent in env.agent_iter():
         _, _, term, trunc, _ = env.last()
         if term or trunc:
-            with pytest.raises(ValueError, match="None"):
+            with pytest.raises(ValueError, match="when an agent is dead, the only valid action is None"):
                 env.step(0)  # a dead agent's only valid action is None
             env.step(None)
         else:

@@ -1,64 +1,28 @@
-"""Picchetto through the PettingZoo API: api/seed tests, flags, rewards, bad input, no leak, rendering."""
+"""Picchetto through the PettingZoo API: spaces, the deal, flags, rewards and results, exchange
+and follow legality, explicit deals, rendering and documentation.
+
+The checks every game shares (PettingZoo's api/seed tests, determinism, no leak, bad flags,
+malformed deals, illegal actions) are in ``test_contract.py``, with this game's cases in
+``cases.py``.
+"""
 
 from __future__ import annotations
 
 import random
-import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from envs import picchetto_v0
 from envs.core.cards import FRENCH, iter_bits
 from envs.core.errors import ConfigError, DealError, IllegalActionError
 from envs.core.flags import flags_table
 from envs.picchetto import env as env_module
-from envs.picchetto.game import FACE_MASK, FLAGS, TRICK_LEAD
-from envs.picchetto.observation import LAYOUT, PicchettoObserver, decode
-from tests.envs.common import assert_reset_continues_the_stream, trajectory
+from envs.picchetto.game import FLAGS, TRICK_LEAD
+from envs.picchetto.observation import LAYOUT, decode
+from tests.envs.cases import PICCHETTO_GOOD_OPTIONS
+from tests.envs.cases import PICCHETTO_NON_DEFAULT as NON_DEFAULT  # noqa: F401 (test_copy_pickle imports it)
 from tests.envs.referee_picchetto import card, cards, exchange_deal
-
-NON_DEFAULT = dict(
-    first_dealer=1,
-    trick_scoring="classic",
-    must_head_trick=False,
-    dealer_min_exchange=0,
-    bianco_counts_for_repique=False,
-    pique_counts_end_bonuses=True,
-    capot_replaces_cards=False,
-    target_inclusive=True,
-    game_target=60,
-    bella_target=80,
-    game_end_check="end_of_hand",
-    match_format="best_of_three",
-    reveal_leftover_talon=True,
-    allow_peek=True,
-    episode="match",
-    outcome_reward=5.0,
-)
-SHORT = dict(episode="hand", first_dealer=0, match_format="single_game")
-
-
-@pytest.mark.parametrize("flags", [{}, NON_DEFAULT, SHORT], ids=["defaults", "non-default", "hand"])
-def test_pettingzoo_api(flags):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        api_test(picchetto_v0.env(**flags), num_cycles=300)
-
-
-@pytest.mark.parametrize("flags", [{}, NON_DEFAULT, SHORT], ids=["defaults", "non-default", "hand"])
-def test_pettingzoo_seed(flags):
-    seed_test(lambda: picchetto_v0.env(**flags), num_cycles=300)
-
-
-def test_same_seed_same_trajectory_and_different_seeds_differ():
-    assert trajectory(picchetto_v0.env, 42, episode="game") == trajectory(picchetto_v0.env, 42, episode="game")
-    assert trajectory(picchetto_v0.env, 42, episode="game") != trajectory(picchetto_v0.env, 43, episode="game")
-
-
-def test_reset_without_seed_continues_the_stream():
-    assert_reset_continues_the_stream(picchetto_v0.raw_env(), lambda s: list(s.dealt))
 
 
 def test_spaces_and_agents():
@@ -272,7 +236,7 @@ def test_a_recorded_hand_replays_from_its_record():
     assert replay.infos["player_0"]["result"]["hands"][0] == rec
 
 
-# -- bad input -----------------------------------------------------------------------------------------
+# -- illegal exchanges and follows, explicit deals (the generic cases: test_contract.py) ----------------
 
 
 def _snapshot(env) -> tuple:
@@ -285,7 +249,7 @@ def _snapshot(env) -> tuple:
     )
 
 
-def test_illegal_actions_raise_and_leave_the_state_alone():
+def test_exchange_actions_out_of_turn_or_past_the_limits_are_illegal():
     env = picchetto_v0.raw_env(first_dealer=1)
     env.reset(seed=0)
     s = env.state_
@@ -296,11 +260,7 @@ def test_illegal_actions_raise_and_leave_the_state_alone():
         (64, "END_EXCHANGE"),  # ending the exchange before discarding one card
         (32 + dealer_card, f"DISCARD {FRENCH.codes[dealer_card]}"),  # a card the elder does not hold
         (elder_card, f"PLAY {FRENCH.codes[elder_card]}"),  # a play during the exchange
-        (65, "not an action id"),
-        (-1, "not an action id"),
-        ("32", "not an action id"),
-        (True, "not an action id"),
-    ]
+    ]  # out-of-range and malformed ids: test_contract.py
     for action, message in bad:
         with pytest.raises(IllegalActionError, match=message) as err:
             env.step(action)
@@ -311,8 +271,9 @@ def test_illegal_actions_raise_and_leave_the_state_alone():
         env.step(32 + c)
     assert env.agent_selection == "player_1"
     before = _snapshot(env)
-    with pytest.raises(IllegalActionError, match="not legal"):
-        env.step(32 + next(iter_bits(s.hands[0])))
+    c = next(iter_bits(s.hands[0]))
+    with pytest.raises(IllegalActionError, match=rf"action {32 + c} \(DISCARD {FRENCH.codes[c]}\) is not legal now for player_1"):
+        env.step(32 + c)
     assert _snapshot(env) == before
     # the dealer may exchange at most 8 - 5 = 3 cards: the third discard ends his exchange
     for c in list(iter_bits(s.hands[1]))[:3]:
@@ -328,61 +289,21 @@ def test_illegal_follow_raises():
     env.step(env.legal_actions()[0])
     legal = set(env.legal_actions())
     illegal = [c for c in iter_bits(env.state_.hands[1]) if c not in legal]
-    if illegal:
-        with pytest.raises(IllegalActionError, match="legal actions"):
-            env.step(illegal[0])
+    assert illegal  # the follower must follow suit (and head the trick): some of his cards are not legal
+    with pytest.raises(IllegalActionError, match=rf"action {illegal[0]} \(PLAY {FRENCH.codes[illegal[0]]}\) is not legal now "
+                       r"for player_1; legal actions: "):
+        env.step(illegal[0])
     env.step(min(legal))
-
-
-def _good_options():
-    deck = [FRENCH.codes[x] for x in range(32)]
-    return {"dealer": 1, "hands": [deck[:12], deck[12:24]], "talon": deck[24:], "scores": [10, 20]}
-
-
-@pytest.mark.parametrize(
-    "change,message",
-    [
-        ({"dealer": 2}, "dealer.*0..1"),
-        ({"dealer": "0"}, "dealer"),
-        ({"hands": [["7h"] * 12, []]}, "hands"),
-        ({"hands": "7h 8h"}, "hands"),
-        ({"hands": [[x for x in range(11)], list(range(12, 24))]}, "exactly 12"),
-        ({"hands": [list(range(12)), list(range(11, 23))]}, "given twice"),
-        ({"hands": [list(range(12)), list(range(12, 23)) + ["Zz"]]}, "not a card code"),
-        ({"hands": [list(range(12)), list(range(12, 23)) + [24]]}, "given twice"),  # 24 is in the talon
-        ({"talon": list(range(24, 31))}, "exactly 8"),
-        ({"talon": list(range(24, 31)) + [24]}, "twice"),
-        ({"talon": "Th Jh"}, "talon"),
-        ({"talon": list(range(24, 31)) + [99]}, "not a card"),
-        ({"scores": [151, 0]}, "0..150"),
-        ({"scores": [-1, 0]}, "0..150"),
-        ({"scores": [1]}, "scores"),
-        ({"scores": [True, 0]}, "scores"),
-        ({"scores": "10 20"}, "scores"),
-        ({"games_won": [2, 0]}, "games_won"),
-        ({"games_won": [1]}, "games_won"),
-    ],
-)
-def test_malformed_options_raise_and_keep_the_episode(change, message):
-    env = picchetto_v0.raw_env()
-    env.reset(seed=0, options=_good_options())
-    env.step(env.legal_actions()[0])
-    before = _snapshot(env)
-    state = env.state_
-    with pytest.raises(DealError, match=message):
-        env.reset(options=_good_options() | change)
-    assert env.state_ is state and _snapshot(env) == before
-    env.step(env.legal_actions()[0])  # the old episode goes on
 
 
 def test_options_accept_codes_ids_and_partial_keys():
     env = picchetto_v0.raw_env()
-    env.reset(seed=0, options=_good_options())
+    env.reset(seed=0, options=PICCHETTO_GOOD_OPTIONS)
     s = env.state_
     assert s.dealer == 1 and s.dealt == [(1 << 12) - 1, ((1 << 24) - 1) ^ ((1 << 12) - 1)]
     assert s.talon == list(range(24, 32)) and s.game_score == [10, 20]
     # hands without a talon: the other 8 cards, in random order
-    env.reset(seed=0, options={"hands": _good_options()["hands"]})
+    env.reset(seed=0, options={"hands": PICCHETTO_GOOD_OPTIONS["hands"]})
     assert sorted(env.state_.talon) == list(range(24, 32))
     # a talon without hands: the other 24 cards are dealt
     env.reset(seed=0, options={"talon": list(range(8))})
@@ -391,161 +312,7 @@ def test_options_accept_codes_ids_and_partial_keys():
     env = picchetto_v0.raw_env(target_inclusive=True)
     with pytest.raises(DealError, match="0..149"):
         env.reset(options={"scores": [150, 0]})
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        env.reset(options={"options": 1})
-    assert any("ignoring unknown reset option" in str(w.message) for w in caught)
-    with pytest.raises(DealError, match="options must be a dict"):
-        env.reset(options=[1, 2])
-
-
-@pytest.mark.parametrize(
-    "flags,message",
-    [
-        ({"no_such_flag": 1}, "unknown flag 'no_such_flag'.*known flags: first_dealer"),
-        ({"first_dealer": 2}, "first_dealer.*allowed: 'random', 0, 1"),
-        ({"trick_scoring": "french"}, "trick_scoring.*'seed', 'classic'"),
-        ({"must_head_trick": 1}, "must_head_trick.*True, False"),
-        ({"dealer_min_exchange": 2}, "dealer_min_exchange.*1, 0"),
-        ({"game_target": 0}, "game_target.*int >= 1"),
-        ({"bella_target": 2.5}, "bella_target.*int >= 1"),
-        ({"game_end_check": "never"}, "game_end_check"),
-        ({"match_format": "best_of_five"}, "match_format"),
-        ({"episode": "trick"}, "episode.*'match', 'game', 'hand'"),
-        ({"outcome_reward": float("nan")}, "outcome_reward.*finite"),
-        ({"outcome_reward": "1"}, "outcome_reward"),
-    ],
-)
-def test_bad_flags_raise_config_errors(flags, message):
-    with pytest.raises(ConfigError, match=message):
-        picchetto_v0.env(**flags)
-
-
-def test_bad_render_mode():
-    with pytest.raises(ConfigError, match="render_mode"):
-        picchetto_v0.env(render_mode="rgb_array")
-
-
-# -- no leak ---------------------------------------------------------------------------------------------
-
-
-def _hidden_from(s, seat: int, game) -> int:
-    """Cards whose place ``seat`` cannot know: the opponent's hidden cards and the undrawn talon."""
-    opp = 1 - seat
-    if s.phase == 0:
-        undrawn = s.talon
-    elif s.phase == 1:
-        undrawn = s.talon[s.ndisc[s.elder]:]
-    else:
-        undrawn = s.talon[s.ndisc[0] + s.ndisc[1]:]
-    hidden = s.hands[opp] | s.discards[opp] | sum(1 << x for x in undrawn)
-    hidden &= ~(s.revealed[opp] | s.played[0] | s.played[1] | s.peeked[seat])
-    if s.bianco[opp]:
-        hidden &= ~s.dealt[opp]
-    if game.flags["reveal_leftover_talon"]:
-        hidden &= ~s.leftover
-    return hidden
-
-
-def _permuted(s, hidden: int, rnd: random.Random):
-    cards_ = list(iter_bits(hidden))
-    image = cards_[:]
-    rnd.shuffle(image)
-    perm = dict(zip(cards_, image, strict=True))
-
-    def m(mask: int) -> int:
-        out = 0
-        for x in iter_bits(mask):
-            out |= 1 << perm.get(x, x)
-        return out
-
-    t = s.copy()
-    t.hands = [m(h) for h in s.hands]
-    t.dealt = [m(h) for h in s.dealt]
-    t.discards = [m(h) for h in s.discards]
-    t.drawn = [m(h) for h in s.drawn]
-    t.talon = [perm.get(x, x) for x in s.talon]
-    t.leftover = m(s.leftover)
-    return t
-
-
-@pytest.mark.parametrize("flags", [{}, {"allow_peek": True, "reveal_leftover_talon": True}])
-def test_no_leak_hidden_cards_never_change_an_observation(flags):
-    """Permuting the opponent's hidden cards and the undrawn talon leaves the observation identical."""
-    env = picchetto_v0.raw_env(**flags)
-    observer = PicchettoObserver(env.game)
-    rnd = random.Random(4)
-    checked = changed = 0
-    for seed in range(25):
-        env.reset(seed=seed, options={"scores": [0, 0]})
-        while not env.terminations["player_0"] and env.state_.hand_no == 1:
-            s = env.state_
-            for seat in (0, 1):
-                hidden = _hidden_from(s, seat, env.game)
-                if hidden.bit_count() < 2:
-                    continue
-                other = _permuted(s, hidden, rnd)
-                observer.reset(other)
-                assert observer.observe(seat).tobytes() == env.observe(f"player_{seat}")["observation"].tobytes()
-                checked += 1
-                # the control: the same permutation does change the opponent's own observation
-                if other.hands[1 - seat] != s.hands[1 - seat]:
-                    changed += observer.observe(1 - seat).tobytes() != env.observe(
-                        f"player_{1 - seat}")["observation"].tobytes()
-            env.step(rnd.choice(env.legal_actions()))
-    assert checked > 500 and changed > 100
-
-
-def test_no_leak_replayed_deals():
-    """Two deals that differ only in what a seat cannot see give it identical observations."""
-    env = picchetto_v0.raw_env()
-    rnd = random.Random(7)
-    compared = 0
-    for seed in range(300):
-        env.reset(seed=seed)
-        s = env.state_
-        deal = {"dealer": s.dealer, "hands": [list(iter_bits(h)) for h in s.dealt], "talon": list(s.talon)}
-        actions = []
-        stop = rnd.randrange(1, 30)
-        while len(actions) < stop and not env.terminations["player_0"] and s.hand_no == 1:
-            a = rnd.choice(env.legal_actions())
-            env.step(a)
-            actions.append(a)
-        if env.terminations["player_0"] or s.hand_no != 1:
-            continue
-        seat = rnd.randrange(2)
-        opp = 1 - seat
-        x_choices = list(iter_bits(s.hands[opp] & ~s.revealed[opp] & ~(s.dealt[opp] if s.bianco[opp] else 0)))
-        used = s.ndisc[0] + s.ndisc[1] if s.phase >= TRICK_LEAD else (s.ndisc[s.elder] if s.phase == 1 else 0)
-        y_choices = s.talon[used:]
-        if not x_choices or not y_choices:
-            continue
-        x, y = rnd.choice(x_choices), rnd.choice(y_choices)
-        swap = {x: y, y: x}
-        alt = {
-            "dealer": deal["dealer"],
-            "hands": [[swap.get(c, c) for c in h] for h in deal["hands"]],
-            "talon": [swap.get(c, c) for c in deal["talon"]],
-        }
-        if any(bool(sum(1 << c for c in h) & FACE_MASK) != bool(d & FACE_MASK)
-               for h, d in zip(alt["hands"], s.dealt, strict=True)):
-            continue  # a different Bianco is public information
-        twin = picchetto_v0.raw_env()
-        twin.reset(seed=seed, options=alt)
-        try:
-            for a in actions:
-                twin.step(a)
-        except IllegalActionError:
-            continue  # the opponent's play would not have been legal with the other cards
-        t = twin.state_
-        if (t.answers, t.pub_point, t.pub_seq, t.pub_set, t.revealed) != (
-            s.answers, s.pub_point, s.pub_seq, s.pub_set, s.revealed
-        ):
-            continue  # the declarations (public) came out differently
-        assert twin.observe(f"player_{seat}")["observation"].tobytes() == \
-            env.observe(f"player_{seat}")["observation"].tobytes()
-        compared += 1
-    assert compared > 80
+    # unknown keys and options that are not a dict: test_contract.py
 
 
 # -- rendering and documentation ---------------------------------------------------------------------------

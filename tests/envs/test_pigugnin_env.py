@@ -1,54 +1,21 @@
-"""Pigugnìn through the PettingZoo API: api/seed tests, flags, rewards, bad input, rendering."""
+"""Pigugnìn through the PettingZoo API: spaces, rewards and results, flags, explicit deals, rendering.
+
+The checks every game shares (PettingZoo's api/seed tests, determinism, no leak, bad flags,
+malformed deals, illegal actions) are in ``test_contract.py``, with this game's cases in
+``cases.py``.
+"""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from envs import pigugnin_v0
-from envs.core.errors import ConfigError, DealError, IllegalActionError
+from envs.core.errors import IllegalActionError
 from envs.pigugnin.game import PigugninGame
 from envs.pigugnin.observation import decode
-from tests.envs.common import assert_reset_continues_the_stream, trajectory
+from tests.envs.cases import PIGUGNIN_NON_DEFAULT as NON_DEFAULT  # noqa: F401 (test_copy_pickle imports it)
 from tests.envs.referee_pigugnin import JS, SEVEN_D, card, cards
-
-NON_DEFAULT = dict(
-    first_dealer=2,
-    first_hand_leader="holder_7D",
-    pigugnin_first_trick_restriction=True,
-    tie_penalty_scope="paying_scores_only",
-    top_scorer_tie_policy="none_pay",
-    cappotto_others_outcome="standard",
-    multi_loser_policy="top_two",
-    winner_boundary_tie="win",
-    loss_threshold=6,
-    sole_loss_threshold=9,
-    outcome_reward={"win": 1, "draw": 0, "lose": -1},
-)
-CONFIGS = [
-    {},
-    {"num_players": 5},
-    NON_DEFAULT,
-    {**NON_DEFAULT, "num_players": 5, "first_dealer": 4},
-    {"episode": "hand"},
-    {"episode": "hand", "num_players": 5, "outcome_reward": {"win": 2, "lose": -2, "annulled": -1}},
-]
-IDS = ["4p", "5p", "4p-non-default", "5p-non-default", "4p-hand", "5p-hand"]
-
-
-@pytest.mark.parametrize("flags", CONFIGS, ids=IDS)
-def test_pettingzoo_api(flags):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        api_test(pigugnin_v0.env(**flags), num_cycles=300)
-
-
-@pytest.mark.parametrize("flags", CONFIGS, ids=IDS)
-def test_pettingzoo_seed(flags):
-    seed_test(lambda: pigugnin_v0.env(**flags), num_cycles=300)
 
 
 def _run(env, seed=None, options=None, policy=None, rng=None):
@@ -69,15 +36,6 @@ def _run(env, seed=None, options=None, policy=None, rng=None):
         env.step(int(policy(legal) if policy else legal[int(rng.integers(len(legal)))]))
         steps += 1
     return returns, result, steps
-
-
-def test_same_seed_same_trajectory_and_different_seeds_differ():
-    assert trajectory(pigugnin_v0.env, 42) == trajectory(pigugnin_v0.env, 42)
-    assert trajectory(pigugnin_v0.env, 42) != trajectory(pigugnin_v0.env, 43)
-
-
-def test_reset_without_seed_continues_the_stream():
-    assert_reset_continues_the_stream(pigugnin_v0.raw_env(), lambda s: s.deal)
 
 
 # -- spaces, observation shape ----------------------------------------------------------------
@@ -294,44 +252,7 @@ def test_flags_thresholds_and_policies_reach_the_game_end():
             assert sorted(result["losers"]) == sorted(p for p in range(5) if totals[p] >= max(3, second))
 
 
-# -- bad input ----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "flags,needle",
-    [
-        ({"num_players": 3}, "'num_players'; allowed: 4, 5"),
-        ({"num_players": 6}, "'num_players'; allowed: 4, 5"),
-        ({"num_players": "4"}, "'num_players'; allowed: 4, 5"),
-        ({"colour": "red"}, "unknown flag 'colour'"),
-        ({"first_dealer": 4}, "seat number 0..3"),
-        ({"first_dealer": "left"}, "'first_dealer'"),
-        ({"first_hand_leader": "holder_7d"}, "'holder_7D'"),
-        ({"pigugnin_first_trick_restriction": 1}, "False, True"),
-        ({"tie_penalty_scope": "never"}, "'any_score', 'paying_scores_only'"),
-        ({"top_scorer_tie_policy": "some"}, "'all_pay', 'none_pay'"),
-        ({"cappotto_others_outcome": "win"}, "'lose', 'standard'"),
-        ({"multi_loser_policy": "all"}, "'all_reached', 'top_two'"),
-        ({"winner_boundary_tie": "lose"}, "'draw', 'win'"),
-        ({"loss_threshold": 0}, "int >= 1"),
-        ({"loss_threshold": 12, "sole_loss_threshold": 11}, ">= loss_threshold (12)"),
-        ({"episode": "match"}, "'game', 'hand'"),
-        ({"outcome_reward": {"win": 1, "loss": -1}}, "'win', 'draw', 'lose', 'annulled'"),
-        ({"outcome_reward": {"win": "1"}}, "finite int/float"),
-        ({"outcome_reward": {"win": float("nan")}}, "finite int/float"),
-        ({"outcome_reward": {"win": True}}, "finite int/float"),
-        ({"outcome_reward": [1, 0, -1]}, "'outcome_reward'"),
-    ],
-)
-def test_bad_flags_raise_naming_key_and_allowed(flags, needle):
-    with pytest.raises(ConfigError, match="pigugnin") as err:
-        pigugnin_v0.env(**flags)
-    assert needle in str(err.value)
-
-
-def test_bad_render_mode():
-    with pytest.raises(ConfigError, match="render_mode"):
-        pigugnin_v0.env(render_mode="rgb_array")
+# -- explicit deals and illegal plays (malformed ones: test_contract.py) ---------------------------
 
 
 def test_outcome_reward_is_copied():
@@ -349,42 +270,6 @@ def test_outcome_reward_is_copied():
 FULL = [[f"{r}{s}" for r in "A234567JHK"] for s in "CDSB"]
 
 
-@pytest.mark.parametrize(
-    "options,needle",
-    [
-        ({"dealer": 4}, "'dealer' must be a seat number 0..3"),
-        ({"dealer": "1"}, "'dealer' must be a seat number 0..3"),
-        ({"dealer": True}, "'dealer' must be a seat number 0..3"),
-        ({"hands": FULL[:3]}, "list of 4 hands"),
-        ({"hands": [FULL[0][:9], FULL[1], FULL[2], FULL[3]]}, "seat 0 must hold exactly 10 cards"),
-        ({"hands": [FULL[0], FULL[1], FULL[2], FULL[3][:-1] + ["AC"]]}, "AC given twice"),
-        ({"hands": [FULL[0], FULL[1], FULL[2], FULL[3][:-1] + ["XX"]]}, "seat 3"),
-        ({"hands": [FULL[0], FULL[1], FULL[2], FULL[3][:-1] + [40]]}, "seat 3"),
-        ({"hands": "AC 2C"}, "list of 4 hands"),
-        ({"busche": [1, 2, 3]}, "list of 4 busche totals"),
-        ({"busche": [1, 2, 3, -1]}, "seat 3: expected an int >= 0"),
-        ({"busche": [1, 2, 3, "4"]}, "seat 3: expected an int >= 0"),
-        ({"busche": [1, 2, 3, 4.0]}, "seat 3: expected an int >= 0"),
-        ({"busche": [1, True, 3, 4]}, "seat 1: expected an int >= 0"),
-        ({"busche": [10, 10, 0, 0]}, "would already have ended the game"),
-        ({"busche": [20, 0, 0, 0]}, "would already have ended the game"),
-        ({"busche": 5}, "list of 4 busche totals"),
-        ("dealer=1", "options must be a dict"),
-    ],
-)
-def test_malformed_options_raise_and_keep_the_episode(options, needle):
-    env = pigugnin_v0.env()
-    env.reset(seed=3)
-    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
-    before = (env.agent_selection, env.observe("player_2")["observation"].tobytes(), env.unwrapped.state_)
-    with pytest.raises(DealError) as err:
-        env.reset(seed=4, options=options)
-    assert needle in str(err.value)
-    after = (env.agent_selection, env.observe("player_2")["observation"].tobytes(), env.unwrapped.state_)
-    assert before == after
-    _run_on(env)  # and it plays on to the end
-
-
 def _run_on(env):
     while env.agents:
         obs, _, term, trunc, _ = env.last()
@@ -399,28 +284,6 @@ def test_valid_explicit_options_with_codes_ids_and_busche():
     view = decode(env.observe("player_1"))
     assert view["hand"] == list(range(10, 20))
     assert view["busche"] == [12, 0, 9, 3] and view["dealer"] == 0
-
-
-def test_unknown_option_keys_warn_and_are_ignored():
-    env = pigugnin_v0.env()
-    with pytest.warns(UserWarning, match="ignoring unknown reset option"):
-        env.reset(seed=0, options={"talon": [1, 2]})
-    assert env.agents
-
-
-@pytest.mark.parametrize("bad", [40, -1, 3.0, "AC", None, True, [1]])
-def test_illegal_or_malformed_action_raises_and_changes_nothing(bad):
-    env = pigugnin_v0.env()
-    env.reset(seed=2, options={"dealer": 3, "hands": FULL})  # seat 0 holds all Coppe
-    env.step(card("AC"))
-    agent = env.agent_selection
-    before = env.observe(agent)["observation"].tobytes()
-    with pytest.raises(IllegalActionError) as err:
-        env.step(bad)
-    assert "legal actions: 10 (AD)" in str(err.value)
-    assert env.agent_selection == agent and env.observe(agent)["observation"].tobytes() == before
-    env.step(10)
-    assert env.agent_selection == "player_2"
 
 
 def test_playing_a_card_not_held_or_not_following_suit_is_illegal():
@@ -443,8 +306,8 @@ def test_playing_a_card_not_held_or_not_following_suit_is_illegal():
 
 def test_step_after_the_end_and_before_reset():
     env = pigugnin_v0.env(episode="hand")
-    with pytest.raises(AssertionError, match="reset"):
-        env.step(0)
+    with pytest.raises(AssertionError, match=r"^reset\(\) needs to be called before step\.$"):
+        env.step(0)  # PettingZoo's OrderEnforcingWrapper
     _run(env, seed=0)
     assert env.agents == []
     env.reset(seed=1)  # a finished env starts again
