@@ -29,10 +29,13 @@ import numpy as np
 
 from agents.base import BaseAgent, legal_actions
 from envs.briscola5.game import (
+    AUCTION,
     BID_IDS,
     CALL,
+    CALL_CARD,
     DECK,
     FORFEIT,
+    FORFEIT_CHECK,
     NO_FORFEIT,
     NUM_PLAYERS,
     NUM_TRICKS,
@@ -43,7 +46,7 @@ from envs.briscola5.game import (
     SUIT,
     bid_value,
 )
-from envs.briscola5.observation import decode
+from envs.briscola5.observation import PHASE_KEYS, decode
 from envs.core.trick import trick_winner
 
 RANK = DECK.rank_of
@@ -51,18 +54,8 @@ ACE, THREE = DECK.rank_codes.index("A"), DECK.rank_codes.index("3")
 #: Ranks by decreasing strength: A, 3, K, H, J, 7, 6, 5, 4, 2.
 RANKS_STRONGEST_FIRST = sorted(range(DECK.num_ranks), key=lambda r: -RANK_STRENGTH[r])
 _ALL = DECK.full_mask
-
-
-def points(card: int) -> int:
-    return POINTS[card]
-
-
-def strength(card: int) -> int:
-    return STRENGTH[card]
-
-
-def suit(card: int) -> int:
-    return SUIT[card]
+#: ``decode(obs)["phase"]`` of the phases with their own rules (the rest is trick play)
+_FORFEIT_CHECK, _AUCTION, _CALL = PHASE_KEYS[FORFEIT_CHECK], PHASE_KEYS[AUCTION], PHASE_KEYS[CALL_CARD]
 
 
 def hand_estimate(hand: list[int], trump: int) -> float:
@@ -119,11 +112,11 @@ class Briscola5Heuristic(BaseAgent):
         legal = legal_actions(observation).tolist()  # increasing ids
         view = decode(observation)
         phase = view["phase"]
-        if phase == "forfeit_check":
+        if phase == _FORFEIT_CHECK:
             return FORFEIT if FORFEIT in legal else NO_FORFEIT
-        if phase == "auction":
+        if phase == _AUCTION:
             return self._bid(view, legal)
-        if phase == "call":
+        if phase == _CALL:
             return self._call(view, legal)
         return self._play(view, legal)
 
@@ -142,7 +135,7 @@ class Briscola5Heuristic(BaseAgent):
         trumps = [c for c in hand if SUIT[c] == trump]
         ranks = {RANK[c] for c in trumps}
         if len(trumps) >= 6 and {ACE, THREE} <= ranks:
-            own = min(trumps, key=strength)
+            own = min(trumps, key=STRENGTH.__getitem__)
             if CALL + own in legal:
                 return CALL + own
         for rank in RANKS_STRONGEST_FIRST:

@@ -38,6 +38,7 @@ from agents.base import BaseAgent, legal_actions
 from envs.core.cards import iter_bits
 from envs.picchetto.game import (
     DISCARD,
+    ELDER_EXCHANGE,
     END_EXCHANGE,
     HIGHER,
     RANK,
@@ -46,18 +47,10 @@ from envs.picchetto.game import (
     point_of,
     sequences_of,
 )
-from envs.picchetto.observation import decode
+from envs.picchetto.observation import PHASE_KEYS, decode
 
 ELDER_KEEP_THRESHOLD = 9
 DEALER_KEEP_THRESHOLD = 6
-
-
-def suit(card: int) -> int:
-    return SUIT[card]
-
-
-def rank(card: int) -> int:
-    return RANK[card]
 
 
 def keep_values(hand: list[int]) -> dict[int, float]:
@@ -98,7 +91,7 @@ class PicchettoHeuristic(BaseAgent):
 
     # -- exchange ---------------------------------------------------------------------------
     def _exchange(self, view: dict[str, Any], legal: list[int]) -> int:
-        elder = view["phase"] == "elder_exchange"
+        elder = view["phase"] == PHASE_KEYS[ELDER_EXCHANGE]
         threshold = ELDER_KEEP_THRESHOLD if elder else DEALER_KEEP_THRESHOLD
         discards = [a - DISCARD for a in legal if a < END_EXCHANGE]
         if not discards:
@@ -125,9 +118,9 @@ class PicchettoHeuristic(BaseAgent):
             if masters:
                 return max(masters, key=lambda c: (lengths[SUIT[c]], RANK[c]))
             longest = max(legal, key=lambda c: (lengths[SUIT[c]], -RANK[c]))
-            return min((c for c in legal if SUIT[c] == SUIT[longest]), key=rank)
+            return min((c for c in legal if SUIT[c] == SUIT[longest]), key=RANK.__getitem__)
         following = [c for c in legal if SUIT[c] == SUIT[led]]
         if following:
             winners = [c for c in following if RANK[c] > RANK[led]]
-            return min(winners or following, key=rank)
+            return min(winners or following, key=RANK.__getitem__)
         return min(legal, key=lambda c: (lengths[SUIT[c]], RANK[c]))

@@ -39,18 +39,6 @@ STRONGER = tuple(
 )
 
 
-def strength(card: int) -> int:
-    return CARD_STRENGTH[card]
-
-
-def points(card: int) -> int:
-    return CARD_POINT[card]
-
-
-def suit(card: int) -> int:
-    return SUIT[card]
-
-
 def danger(card: int) -> tuple:
     """How much we want to be rid of a card when we can throw anything."""
     return (card == PIGUGNIN, CARD_POINT[card] == TOP_POINTS, CARD_STRENGTH[card])
@@ -80,7 +68,7 @@ class PigugninHeuristic(BaseAgent):
         if not trick:
             return self._lead(hand, legal, trickless, late, unseen)
         led = SUIT[trick[0]]
-        best = max((c for c in trick if SUIT[c] == led), key=strength)
+        best = max((c for c in trick if SUIT[c] == led), key=CARD_STRENGTH.__getitem__)
         on_table = sum(CARD_POINT[c] for c in trick) + (LAST_TRICK_BONUS if tricks_left == 1 else 0)
         has_pig = PIGUGNIN in trick
         last_to_play = len(trick) == n - 1

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from envs.briscola5.game import BID_IDS, bid_value
+
 __all__ = ["COMMON", "Figure", "GameScorer", "scorer_for"]
 
 COMMON = ("episodes", "reward", "hands", "decided", "win", "draw", "lose")
@@ -100,13 +102,13 @@ class Briscola5Scorer(GameScorer):
     PROPORTIONS = frozenset({"caller_rate", "contract_made", "solo_rate", "partner_rate", "partner_won",
                              "defender_won"})
     tracks_actions = True
-    # Action ids of ``envs/briscola5/env.py``: BID(v) = 81 + (v - 61) for ids 81..140.
-    BID_LO, BID_HI, BID_MIN = 81, 140, 61
+    # The ids of BID(v) and their values are the game's (``envs.briscola5.game``); they are the
+    # same under every ``min_bid``/``max_bid`` (the flags only narrow which ids are legal).
 
     def on_action(self, row: list[float], action: int) -> None:
-        if self.BID_LO <= action <= self.BID_HI:
+        if action in BID_IDS:
             row[self._bids] += 1
-            row[self._bid_sum] += self.BID_MIN + action - self.BID_LO
+            row[self._bid_sum] += bid_value(action)
 
     def __init__(self) -> None:
         super().__init__()

@@ -49,6 +49,7 @@ from envs.briscola5.game import (
     FORFEIT_CHECK,
     NUM_PLAYERS,
     NUM_TRICKS,
+    OVER,
     PASS,
     TOTAL_POINTS,
     TRICK_PLAY,
@@ -57,7 +58,7 @@ from envs.briscola5.game import (
     iter_bits,
 )
 from envs.core.game import Observer
-from envs.core.layout import ObsLayout
+from envs.core.layout import ObsLayout, first_hit, row_hits
 
 N = NUM_PLAYERS
 LAYOUT = ObsLayout(N)
@@ -214,12 +215,8 @@ class Briscola5Observer(Observer):
         self._set_phase(s.phase)
 
 
-def _first(row: np.ndarray) -> int | None:
-    """Index of the first nonzero value of a small 1-D array, or None."""
-    for i, v in enumerate(row.tolist()):
-        if v:
-            return i
-    return None
+#: ``decode(obs)["phase"]`` for each phase of the engine (indexed by the phase int).
+PHASE_KEYS = ("forfeit_check", "auction", "call", "trick_play", "over")
 
 
 def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
@@ -241,24 +238,18 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
             strict=True,
         )
     )
-    bids: dict[int, list[int]] = {r: [] for r in range(N)}
-    seats, values = f["bids"].nonzero()
-    for r, v in zip(seats.tolist(), (values + BID_MIN).tolist(), strict=True):
-        bids[r].append(v)
-    trick_cards: dict[int, int] = {}
-    seats, on_table = f["current_trick"].nonzero()
-    for r, c in zip(seats.tolist(), on_table.tolist(), strict=True):
-        trick_cards.setdefault(r, c)
-    high_bidder = _first(f["high_bidder"])
-    caller = _first(f["caller"])
-    leader = _first(f["trick_leader"])
+    bids = {r: [BID_MIN + j for j in js] for r, js in enumerate(row_hits(f["bids"]))}
+    trick_cards = {r: cards[0] for r, cards in enumerate(row_hits(f["current_trick"])) if cards}
+    high_bidder = first_hit(f["high_bidder"])
+    caller = first_hit(f["caller"])
+    leader = first_hit(f["trick_leader"])
     trick = [trick_cards[(leader + i) % N] for i in range(len(trick_cards))] if leader is not None else []
-    phase = _first(f["phase"])
+    phase = first_hit(f["phase"])
     return {
         "hand": f["hand"].nonzero()[0].tolist(),
         "holds_called": bool(f["holds_called"][0]),
-        "phase": ("forfeit_check", "auction", "call", "trick_play")[phase] if phase is not None else "over",
-        "dealer": _first(f["dealer"]),
+        "phase": PHASE_KEYS[phase if phase is not None else OVER],
+        "dealer": first_hit(f["dealer"]),
         "forfeit_declined": f["forfeit_declined"].nonzero()[0].tolist(),
         "bids": bids,
         "passed": f["passed"].nonzero()[0].tolist(),
@@ -266,15 +257,15 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
         "high_bidder": high_bidder,
         "caller": caller,
         "contract": int(round(f["contract"][0] * 60 + 60)) if caller is not None else None,
-        "called_card": _first(f["called_card"]),
-        "trump": _first(f["trump"]),
+        "called_card": first_hit(f["called_card"]),
+        "trump": first_hit(f["trump"]),
         "played": played,  # (trick, relative seat, card), sorted
         "trick": trick,  # cards on the table in play order
         "trick_leader": leader,
         "points_taken": np.rint(f["points_taken"] * TOTAL_POINTS).astype(int).tolist(),
         "tricks_taken": np.rint(f["tricks_taken"] * NUM_TRICKS).astype(int).tolist(),
         "partner_revealed": bool(f["partner_revealed"][0]),
-        "partner": _first(f["partner"]),
+        "partner": first_hit(f["partner"]),
         "match_scores": f["match_scores"].tolist(),
         "hands_left": float(f["hands_left"][0]),
         "trick_no": len({t for t, _, _ in played}) - (1 if trick else 0),

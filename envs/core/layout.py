@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["ObsLayout", "Field"]
+__all__ = ["ObsLayout", "Field", "first_hit", "row_hits"]
 
 
 @dataclass(frozen=True)
@@ -136,3 +136,21 @@ class ObsLayout:
                 f"| {f.obs_offset}:{f.obs_offset + f.size} | `{f.name}` | {f.shape} | {f.kind} | {f.doc} |"
             )
         return "\n".join(rows)
+
+
+# -- decode helpers (plain Python ints out of the field views; decode runs on every decision) --
+def first_hit(row: np.ndarray) -> int | None:
+    """Index of the first nonzero value of a small 1-D field (a one-hot seat, card, ...), or None."""
+    for i, v in enumerate(row.tolist()):
+        if v:
+            return i
+    return None
+
+
+def row_hits(a: np.ndarray) -> list[list[int]]:
+    """The nonzero column indices of each row of a 2-D field, with one NumPy call for all rows."""
+    out: list[list[int]] = [[] for _ in range(a.shape[0])]
+    rows, cols = a.nonzero()
+    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+        out[r].append(c)
+    return out

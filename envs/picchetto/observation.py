@@ -50,7 +50,7 @@ import numpy as np
 
 from envs.core.cards import iter_bits
 from envs.core.game import Observer
-from envs.core.layout import ObsLayout
+from envs.core.layout import ObsLayout, first_hit, row_hits
 from envs.picchetto.game import (
     ANSWERS,
     DECLARATIONS,
@@ -292,7 +292,8 @@ class PicchettoObserver(Observer):
 
 # -- readable views ---------------------------------------------------------------------------
 
-_PHASE_KEYS = tuple(name.lower() for name in PHASE_NAMES)
+#: ``view(...)["phase"]`` and ``decode(obs)["phase"]`` for each phase (indexed by the phase int).
+PHASE_KEYS = tuple(name.lower() for name in PHASE_NAMES)
 
 
 def _cards(mask: int) -> list[int]:
@@ -326,7 +327,7 @@ def view(game: PicchettoGame, s: State, seat: int) -> dict[str, Any]:
             "points": [s.decl_points[p][i] for p in order],
         }
     return {
-        "phase": _PHASE_KEYS[s.phase],
+        "phase": PHASE_KEYS[s.phase],
         "dealer": 0 if s.dealer == seat else 1,
         "hand": _cards(s.hands[seat]),
         "discards": _cards(s.discards[seat]),
@@ -369,20 +370,8 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
     def cards(row: np.ndarray) -> list[int]:
         return row.nonzero()[0].tolist()
 
-    def one(row: np.ndarray) -> int | None:
-        for i, v in enumerate(row.tolist()):
-            if v:
-                return i
-        return None
-
-    def rows(a: np.ndarray) -> list[list[int]]:
-        out: list[list[int]] = [[] for _ in range(a.shape[0])]
-        for r, c in zip(*(x.tolist() for x in a.nonzero()), strict=True):
-            out[r].append(c)
-        return out
-
     target = round(f["target"].item() * TARGET_SCALE)
-    phase = one(f["phase"])
+    phase = first_hit(f["phase"])
     answers = f["answers"].tolist()
     decl_points = f["decl_points"].T.tolist()
     declarations = {}
@@ -401,28 +390,28 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
         }
     bonuses = f["bonuses"].tolist()
     return {
-        "phase": _PHASE_KEYS[phase if phase is not None else OVER],
-        "dealer": one(f["dealer"]),
+        "phase": PHASE_KEYS[phase if phase is not None else OVER],
+        "dealer": first_hit(f["dealer"]),
         "hand": cards(f["hand"]),
         "discards": cards(f["discards"]),
         "drawn": cards(f["drawn"]),
         "peeked": cards(f["peeked"]),
         "bianco": [bool(b[0]) for b in bonuses],
-        "bianco_hand": rows(f["bianco_hand"]),
+        "bianco_hand": row_hits(f["bianco_hand"]),
         "repique": [bool(b[1]) for b in bonuses],
         "pique": [bool(x) for x in f["pique"].tolist()],
         "exchanged": [round(x * EXCHANGE_SCALE) for x in f["exchanged"].tolist()],
         "declarations": declarations,
-        "revealed": rows(f["revealed"]),
-        "played": rows(f["played"]),
-        "trick_card": one(f["trick_card"]),
-        "leader": one(f["leader"]),
+        "revealed": row_hits(f["revealed"]),
+        "played": row_hits(f["played"]),
+        "trick_card": first_hit(f["trick_card"]),
+        "leader": first_hit(f["leader"]),
         "trick_no": round(f["trick_no"].item() * NUM_TRICKS),
         "tricks_won": [round(x * NUM_TRICKS) for x in f["tricks_won"].tolist()],
         "hand_score": [round(x * target) for x in f["hand_score"].tolist()],
         "game_score": [round(x * target) for x in f["game_score"].tolist()],
         "games_won": [round(x * 2) for x in f["games_won"].tolist()],
-        "game_number": (one(f["game_number"]) or 0) + 1,
+        "game_number": (first_hit(f["game_number"]) or 0) + 1,
         "target": target,
         "leftover": cards(f["leftover"]),
     }

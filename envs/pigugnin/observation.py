@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.game import Observer
-from envs.core.layout import ObsLayout
+from envs.core.layout import ObsLayout, first_hit, row_hits
 from envs.pigugnin.game import HAND_TOTAL, PigugninGame, PigugninState
 
 __all__ = ["make_layout", "LAYOUTS", "PigugninObserver", "decode", "BUSCHE_SCALE", "MAX_HAND_BUSCHE"]
@@ -152,22 +152,6 @@ def _bits(mask: int):
         mask ^= low
 
 
-def _one_hot_seat(row: np.ndarray) -> int | None:
-    for i, v in enumerate(row.tolist()):
-        if v:
-            return i
-    return None
-
-
-def _rows(a: np.ndarray) -> list[list[int]]:
-    """The nonzero column indices of each row of a 2-D array (one NumPy call for all rows)."""
-    out: list[list[int]] = [[] for _ in range(a.shape[0])]
-    rows, cols = a.nonzero()
-    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
-        out[r].append(c)
-    return out
-
-
 def decode(obs: Any) -> dict[str, Any]:
     """A readable view of one observation (seats relative: 0 = the observer).
 
@@ -189,10 +173,10 @@ def decode(obs: Any) -> dict[str, Any]:
     n = lay.num_players
     hand_size = 40 // n
     f = lay.unpack(obs)
-    trick_leader = _one_hot_seat(f["trick_leader"])
+    trick_leader = first_hit(f["trick_leader"])
     trick = []
     if trick_leader is not None:
-        on_table = _rows(f["trick"])
+        on_table = row_hits(f["trick"])
         for i in range(n):
             r = (trick_leader + i) % n
             if on_table[r]:
@@ -200,15 +184,15 @@ def decode(obs: Any) -> dict[str, Any]:
     out = {
         "num_players": n,
         "hand": f["hand"].nonzero()[0].tolist(),
-        "played": _rows(f["played"]),
+        "played": row_hits(f["played"]),
         "trick": trick,
         "trick_leader": trick_leader,
-        "captured": _rows(f["captured"]),
+        "captured": row_hits(f["captured"]),
         "tricks_won": [round(x * hand_size) for x in f["tricks_won"].tolist()],
         "points": [round(x * HAND_TOTAL) for x in f["points"].tolist()],
-        "pig_holder": _one_hot_seat(f["pig_holder"]),
+        "pig_holder": first_hit(f["pig_holder"]),
         "busche": [round(x * BUSCHE_SCALE) for x in f["busche"].tolist()],
-        "dealer": _one_hot_seat(f["dealer"]),
+        "dealer": first_hit(f["dealer"]),
     }
     if mask is not None:
         out["legal"] = np.flatnonzero(mask).tolist()
