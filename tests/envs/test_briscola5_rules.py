@@ -290,3 +290,172 @@ def test_6_21_a_single_jack_cannot_forfeit():
     env = make_env({2: jack, 0: ["AC"], 1: ["AD"], 3: ["AS"], 4: ["AB"]}, dealer=0)
     assert env.agent_selection == "player_1"  # no forfeit check: straight to the auction
     assert 141 not in legal_ids(env)
+
+
+# -- the observation, field by field, on a scripted deal (values computed by hand) -------------------
+
+# The documented layout (observation.py's index table), written out again: (field, shape).
+OBS_FIELDS = [
+    ("hand", (40,)), ("holds_called", (1,)), ("phase", (4,)), ("dealer", (5,)), ("forfeit_declined", (5,)),
+    ("bids", (5, 60)), ("passed", (5,)), ("high_bid", (1,)), ("high_bidder", (5,)), ("caller", (5,)),
+    ("contract", (1,)), ("called_card", (40,)), ("trump", (4,)), ("played_by", (40, 5)),
+    ("played_in_trick", (40, 8)), ("current_trick", (5, 40)), ("trick_leader", (5,)), ("points_taken", (5,)),
+    ("tricks_taken", (5,)), ("partner_revealed", (1,)), ("partner", (5,)), ("match_scores", (5,)),
+    ("hands_left", (1,)), ("reserved", (6,)),
+]
+PHASES = ("forfeit_check", "auction", "call", "trick_play")
+
+
+def encode_by_hand(view: dict, num_hands: int) -> np.ndarray:
+    """The observation the index table documents for a decoded ``view`` (seats relative)."""
+    f = {name: np.zeros(shape, dtype=np.float32) for name, shape in OBS_FIELDS}
+    f["hand"][view["hand"]] = 1
+    f["holds_called"][0] = view["holds_called"]
+    if view["phase"] != "over":
+        f["phase"][PHASES.index(view["phase"])] = 1
+    f["dealer"][view["dealer"]] = 1
+    f["forfeit_declined"][view["forfeit_declined"]] = 1
+    for r, values in view["bids"].items():
+        for v in values:
+            f["bids"][r, v - 61] = 1  # "seat r bid 61+j"
+    f["passed"][view["passed"]] = 1
+    if view["high_bid"] is not None:
+        f["high_bid"][0] = (view["high_bid"] - 60) / 60  # "(highest bid - 60) / 60"
+        f["high_bidder"][view["high_bidder"]] = 1
+    if view["caller"] is not None:
+        f["caller"][view["caller"]] = 1
+        f["contract"][0] = (view["contract"] - 60) / 60
+    if view["called_card"] is not None:
+        f["called_card"][view["called_card"]] = 1
+        f["trump"][view["trump"]] = 1
+    for trick, r, c in view["played"]:
+        f["played_by"][c, r] = 1
+        f["played_in_trick"][c, trick] = 1
+    if view["trick_leader"] is not None:
+        f["trick_leader"][view["trick_leader"]] = 1
+        for i, c in enumerate(view["trick"]):
+            f["current_trick"][(view["trick_leader"] + i) % 5, c] = 1
+    f["points_taken"][:] = np.array(view["points_taken"]) / 120
+    f["tricks_taken"][:] = np.array(view["tricks_taken"]) / 8
+    f["partner_revealed"][0] = view["partner_revealed"]
+    if view["partner"] is not None:
+        f["partner"][view["partner"]] = 1
+    f["match_scores"][:] = np.array(view["credits"]) / (24 * num_hands)  # "classifica / (24 * num_hands)"
+    f["hands_left"][0] = view["hands_left_count"] / num_hands
+    return np.concatenate([f[name].ravel() for name, _ in OBS_FIELDS])
+
+
+def check_observation(obs: np.ndarray, expected: dict, num_hands: int) -> None:
+    """``obs`` is exactly the documented encoding of ``expected`` and ``decode`` gives it back."""
+    assert obs.shape == (1169,) and obs.dtype == np.float32
+    want = encode_by_hand(expected, num_hands)
+    for name, shape in OBS_FIELDS:  # field by field, for a readable failure
+        start = sum(int(np.prod(s)) for n, s in OBS_FIELDS[: [n for n, _ in OBS_FIELDS].index(name)])
+        size = int(np.prod(shape))
+        np.testing.assert_allclose(obs[start : start + size], want[start : start + size], rtol=0, atol=1e-7, err_msg=name)
+    view = decode(obs)
+    decoded = {k: v for k, v in expected.items() if k not in ("credits", "hands_left_count")}
+    decoded["match_scores"] = pytest.approx([c / (24 * num_hands) for c in expected["credits"]], abs=1e-7)
+    decoded["hands_left"] = pytest.approx(expected["hands_left_count"] / num_hands, abs=1e-7)
+    assert view == decoded
+
+
+# Dealer 0. Seat 2's hand has no card points, so it is asked to forfeit first; seat 3 holds
+# the Denari but 5D 6D, seat 1 the Coppe but 2C 4C, seat 4 the Spade but 2S 7S, seat 0 the rest.
+DECODE_HANDS = [
+    "AB 2B 3B 5B 7B JB HB KB",
+    "AC 3C KC HC JC 7C 6C 5C",
+    "2C 4C 5D 6D 7S 2S 4B 6B",
+    "AD 2D 3D 4D 7D JD HD KD",
+    "AS 3S KS HS JS 6S 5S 4S",
+]
+DECODE_SCRIPT = [
+    (2, 142),  # seat 2 does not forfeit
+    (1, bid(61)), (2, bid(70)), (3, PASS), (4, bid(75)), (0, PASS), (1, bid(80)), (2, PASS), (4, PASS),
+    (1, call("AD")),  # seat 1 is the caller at 80; trump Denari, partner seat 3
+    (1, C("AC")), (2, C("2C")), (3, C("2D")), (4, C("4S")), (0, C("2B")),  # 2D trumps: seat 3 takes 11
+    (3, C("AD")), (4, C("AS")),  # the called card is played: the partner is public
+]
+
+
+def test_observation_and_decode_of_every_field_mid_hand():
+    env = briscola5_v0.env(num_hands=3)
+    env.reset(seed=0, options={"dealer": 0, "hands": [h.split() for h in DECODE_HANDS]})
+    run(env, DECODE_SCRIPT)
+    assert env.agent_selection == "player_0"
+    # Seat 4 (a defender) sees absolute seat a as relative seat (a - 4) % 5: 4->0, 0->1, 1->2, 2->3, 3->4.
+    defender = {
+        "hand": sorted(C(c) for c in "3S 5S 6S JS HS KS".split()),
+        "holds_called": False,
+        "phase": "trick_play",
+        "dealer": 1,
+        "forfeit_declined": [3],
+        "bids": {0: [75], 1: [], 2: [61, 80], 3: [70], 4: []},
+        "passed": [0, 1, 3, 4],
+        "high_bid": 80,
+        "high_bidder": 2,
+        "caller": 2,
+        "contract": 80,
+        "called_card": C("AD"),
+        "trump": 1,
+        "played": sorted([(0, 2, C("AC")), (0, 3, C("2C")), (0, 4, C("2D")), (0, 0, C("4S")), (0, 1, C("2B")),
+                          (1, 4, C("AD")), (1, 0, C("AS"))]),
+        "trick": [C("AD"), C("AS")],
+        "trick_leader": 4,
+        "points_taken": [0, 0, 0, 0, 11],
+        "tricks_taken": [0, 0, 0, 0, 1],
+        "partner_revealed": True,
+        "partner": 4,
+        "credits": [0, 0, 0, 0, 0],
+        "hands_left_count": 2,  # hands still to play after this one
+        "trick_no": 1,
+    }
+    check_observation(env.observe("player_4")["observation"], defender, num_hands=3)
+    # Seat 3 (the partner): 3->0, 4->1, 0->2, 1->3, 2->4.
+    partner = defender | {
+        "hand": sorted(C(c) for c in "3D 4D 7D JD HD KD".split()),
+        "holds_called": True,
+        "dealer": 2,
+        "forfeit_declined": [4],
+        "bids": {0: [], 1: [75], 2: [], 3: [61, 80], 4: [70]},
+        "passed": [0, 1, 2, 4],
+        "high_bidder": 3,
+        "caller": 3,
+        "played": sorted([(0, 3, C("AC")), (0, 4, C("2C")), (0, 0, C("2D")), (0, 1, C("4S")), (0, 2, C("2B")),
+                          (1, 0, C("AD")), (1, 1, C("AS"))]),
+        "trick_leader": 0,
+        "points_taken": [11, 0, 0, 0, 0],
+        "tricks_taken": [1, 0, 0, 0, 0],
+        "partner": 0,
+    }
+    check_observation(env.observe("player_3")["observation"], partner, num_hands=3)
+
+
+def test_observation_and_decode_before_the_first_bid_and_in_the_next_hand():
+    """The start of a match (nothing bid yet) and the start of hand 2 (classifica, hands left)."""
+    fixed = {0: ["AC", "3C", "KC", "HC", "JC", "7C", "6C", "5C"], 1: ["4C", "2C", "AD", "3D", "KD", "HD", "JD", "2D"]}
+    env = make_env(fixed, dealer=4, forfeit_enabled=False, num_hands=3)
+    hands = fill_hands(fixed)
+    start = {
+        "hand": sorted(hands[2]), "holds_called": False, "phase": "auction", "dealer": 2, "forfeit_declined": [],
+        "bids": {r: [] for r in range(5)}, "passed": [], "high_bid": None, "high_bidder": None, "caller": None,
+        "contract": None, "called_card": None, "trump": None, "played": [], "trick": [], "trick_leader": None,
+        "points_taken": [0] * 5, "tricks_taken": [0] * 5, "partner_revealed": False, "partner": None,
+        "credits": [0] * 5, "hands_left_count": 2, "trick_no": 0,
+    }
+    check_observation(env.observe("player_2")["observation"], start, num_hands=3)
+    # 6.1 played out: seat 0 calls 2C (seat 1) at 75 and takes all 120 points: [8, 4, -4, -4, -4]
+    run(env, [(0, bid(75)), (1, PASS), (2, PASS), (3, PASS), (4, PASS), (0, call("2C"))])
+    raw = env.unwrapped
+    while raw.state_.hand_no == 1:
+        legal = raw.legal_actions()
+        seat = raw.agent_name_mapping[env.agent_selection]
+        env.step(max(legal, key=lambda c: (c // 10 == 0, "24567JHK3A".index(ITALIAN.codes[c][0]))) if seat == 0 else legal[0])
+    assert raw.state_.records[0]["credits"] == [8, 4, -4, -4, -4]
+    next_hand = start | {
+        "hand": sorted(c for c in range(40) if raw.state_.hands[2] >> c & 1),  # a fresh random deal
+        "dealer": 3,  # dealer 0 (4 + 1) seen from seat 2
+        "credits": [-4, -4, -4, 8, 4],  # seats 2, 3, 4, 0, 1
+        "hands_left_count": 1,
+    }
+    check_observation(env.observe("player_2")["observation"], next_hand, num_hands=3)

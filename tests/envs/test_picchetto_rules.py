@@ -529,3 +529,226 @@ def test_6_15_natural_matches(seed):
         assert len(winners) == 3 and result["games"][2]["target"] == 220
         assert result["match_winner"] == winners[2]
     assert sorted(result["games_won"]) == sorted([winners.count(0), winners.count(1)])
+
+
+# -- the observation, field by field, on scripted deals (values computed by hand) --------------------
+
+# The documented layout (observation.py's index table), written out again: (field, shape).
+OBS_FIELDS = [
+    ("hand", (32,)), ("discards", (32,)), ("drawn", (32,)), ("peeked", (32,)), ("phase", (5,)), ("dealer", (2,)),
+    ("bianco_hand", (2, 32)), ("bonuses", (2, 2)), ("pique", (2,)), ("exchanged", (2,)), ("answers", (3, 4)),
+    ("point_value", (2,)), ("sequence", (2, 2)), ("sets", (2, 2)), ("decl_points", (2, 3)), ("revealed", (2, 32)),
+    ("played", (2, 32)), ("trick_card", (32,)), ("leader", (2,)), ("trick_no", (1,)), ("tricks_won", (2,)),
+    ("hand_score", (2,)), ("game_score", (2,)), ("games_won", (2,)), ("game_number", (3,)), ("target", (1,)),
+    ("leftover", (32,)),
+]
+PHASE_KEYS = ("elder_exchange", "dealer_exchange", "trick_lead", "trick_follow", "over")
+ANSWER_KEYS = ("va bene", "uguale", "non basta", "nessuno")
+
+
+def encode_by_hand(view: dict) -> np.ndarray:
+    f = {name: np.zeros(shape, dtype=np.float32) for name, shape in OBS_FIELDS}
+    for name in ("hand", "discards", "drawn", "peeked", "leftover"):
+        f[name][view[name]] = 1
+    f["phase"][PHASE_KEYS.index(view["phase"])] = 1
+    f["dealer"][view["dealer"]] = 1
+    for r in (0, 1):
+        f["bianco_hand"][r, view["bianco_hand"][r]] = 1
+        f["bonuses"][r] = [view["bianco"][r], view["repique"][r]]
+        f["pique"][r] = view["pique"][r]
+        f["exchanged"][r] = view["exchanged"][r] / 8
+        f["revealed"][r, view["revealed"][r]] = 1
+        f["played"][r, view["played"][r]] = 1
+    for i, name in enumerate(("point", "sequence", "sets")):
+        d = view["declarations"][name]
+        if d["answer"] is not None:
+            f["answers"][i, ANSWER_KEYS.index(d["answer"])] = 1
+        for r in (0, 1):
+            f["decl_points"][r, i] = d["points"][r] / 40
+            best = d["best"][r]
+            if best is None:
+                continue
+            if name == "point":
+                f["point_value"][r] = best / 80  # "point value / 80"
+            elif name == "sequence":
+                f["sequence"][r] = [best[0] / 8, (best[1] + 1) / 8]  # "length / 8, (top rank + 1) / 8"
+            else:
+                f["sets"][r] = [best[0] / 4, (best[1] + 1) / 8]  # "size / 4, (rank + 1) / 8"
+    if view["trick_card"] is not None:
+        f["trick_card"][view["trick_card"]] = 1
+    if view["leader"] is not None:
+        f["leader"][view["leader"]] = 1
+    f["trick_no"][0] = view["trick_no"] / 12
+    f["tricks_won"][:] = np.array(view["tricks_won"]) / 12
+    f["hand_score"][:] = np.array(view["hand_score"]) / view["target"]
+    f["game_score"][:] = np.array(view["game_score"]) / view["target"]
+    f["games_won"][:] = np.array(view["games_won"]) / 2
+    f["game_number"][view["game_number"] - 1] = 1
+    f["target"][0] = view["target"] / 220
+    return np.concatenate([f[name].ravel() for name, _ in OBS_FIELDS])
+
+
+def check_observation(obs: np.ndarray, expected: dict) -> None:
+    """``obs`` is exactly the documented encoding of ``expected`` and ``decode`` gives it back."""
+    assert obs.shape == (442,) and obs.dtype == np.float32
+    want = encode_by_hand(expected)
+    start = 0
+    for name, shape in OBS_FIELDS:  # field by field, for a readable failure
+        size = int(np.prod(shape))
+        np.testing.assert_allclose(obs[start : start + size], want[start : start + size], rtol=0, atol=1e-7, err_msg=name)
+        start += size
+    assert decode(obs) == expected
+
+
+def ids(text: str) -> list[int]:
+    return sorted(cards(text))
+
+
+def swap_seats(view: dict, **own) -> dict:
+    """The same public facts seen from the other seat (relative seats swapped), with its own rows."""
+    out = dict(view)
+    for key in ("bianco", "bianco_hand", "repique", "pique", "exchanged", "revealed", "played", "tricks_won",
+                "hand_score", "game_score", "games_won"):
+        out[key] = view[key][::-1]
+    out["declarations"] = {
+        name: {"answer": d["answer"], "best": d["best"][::-1], "points": d["points"][::-1]}
+        for name, d in view["declarations"].items()
+    }
+    out["dealer"] = 1 - view["dealer"]
+    out["leader"] = None if view["leader"] is None else 1 - view["leader"]
+    return out | own
+
+
+def test_observation_and_decode_of_every_field_after_the_declarations_of_6_3():
+    # Spec 6.3 after a one-card exchange each (exchange_deal): E (seat 0) discards Jd and draws 7h,
+    # D (seat 1) discards Ah and draws Ad; T[2..7] = 8d Td 7s 9s Ts Tc are set aside unseen.
+    elder, dealer = DECLARATION_EXAMPLES["6.3"][:2]
+    options, actions = exchange_deal(elder, dealer, dealer=1)
+    assert options["talon"] == "7h Ad 8d Td 7s 9s Ts Tc".split() and actions == [32 + c("Jd"), 64, 32 + c("Ah"), 64]
+    run = Run(options, actions, episode="game")
+    run.play("7c 9c")  # D must head the 7c: 9c, and D (+1) leads the next trick
+    run.steps([c("8s")])
+    elder_view = {
+        "phase": "trick_follow",
+        "dealer": 1,
+        "hand": ids("7h 8h 9h Th Jh 7d 9d Qs Ks As 8c"),
+        "discards": ids("Jd"),
+        "drawn": ids("7h"),
+        "peeked": [],
+        "bianco": [False, False],
+        "bianco_hand": [[], []],
+        "repique": [False, False],
+        "pique": [False, False],
+        "exchanged": [1, 1],
+        "declarations": {
+            # E announces 44, D answers "non basta" with 50 and scores 5 (5 clubs)
+            "point": {"answer": "non basta", "best": [44, 50], "points": [0, 5]},
+            # E's quint to the J (rank 4) beats D's quart, whose value stays unknown: 15 + 3
+            "sequence": {"answer": "va bene", "best": [(5, 4), None], "points": [18, 0]},
+            # E has no set; D's best is a trio of K (rank 6): two trios, 3 + 3
+            "sets": {"answer": "non basta", "best": [None, (3, 6)], "points": [0, 6]},
+        },
+        "revealed": [ids("7h 8h 9h Th Jh Qs Ks As"), ids("9c Jc Qc Kc Ac Qh Kh Qd Kd")],
+        "played": [ids("7c"), ids("9c 8s")],
+        "trick_card": c("8s"),
+        "leader": 1,
+        "trick_no": 1,
+        "tricks_won": [0, 1],
+        "hand_score": [18, 12],
+        "game_score": [18, 12],
+        "games_won": [0, 0],
+        "game_number": 1,
+        "target": 150,
+        "leftover": [],
+    }
+    check_observation(run.env.observe("player_0")["observation"], elder_view)
+    dealer_view = swap_seats(elder_view, hand=ids("Ac Kc Qc Jc Kh Qh Ad Kd Qd Js"), discards=ids("Ah"),
+                             drawn=ids("Ad"))
+    check_observation(run.env.observe("player_1")["observation"], dealer_view)
+
+
+def test_observation_and_decode_of_bianco_repique_peek_and_the_leftover_talon():
+    # REPIQUE_A (above): E (seat 0) is dealt Bianco, discards 7d 8d 9d and draws Th Tc Kd; D
+    # discards Js Qc and draws Jc Ah; T[5..7] = 8s Qh Jh are left over. E: point 45 in clubs
+    # (5 cards, "va bene"), a quart to the 10 in clubs (4), a quatorze of 10s (14): 23 + Bianco 10
+    # = 33 with D at 0 -> repique, E 93. Rivincita (games won 0-1), game scores from 20 and 30.
+    options = REPIQUE_A | {"scores": [20, 30], "games_won": [0, 1]}
+    run = Run(options, ACTIONS_A, episode="hand", allow_peek=True, reveal_leftover_talon=True)
+    assert run.events[-1] == ("repique", 0, 60)
+    elder_view = {
+        "phase": "trick_lead",
+        "dealer": 1,
+        "hand": ids("Td Th Ts Tc Ac Ad 7h 8c 9c 7c 7s Kd"),
+        "discards": ids("7d 8d 9d"),
+        "drawn": ids("Th Tc Kd"),
+        "peeked": ids("Jc Ah"),  # T[3], T[4]: E took 3 of the 5 he could
+        "bianco": [True, False],
+        "bianco_hand": [ids("Td Ac Ts 8d 7h 9d 8c 9c 7s 7d Ad 7c"), []],
+        "repique": [True, False],
+        "pique": [False, False],
+        "exchanged": [3, 2],
+        "declarations": {
+            "point": {"answer": "va bene", "best": [45, None], "points": [5, 0]},
+            "sequence": {"answer": "va bene", "best": [(4, 3), None], "points": [4, 0]},
+            "sets": {"answer": "va bene", "best": [(4, 3), None], "points": [14, 0]},
+        },
+        "revealed": [ids("7c 8c 9c Tc Ac Td Th Ts"), []],
+        "played": [[], []],
+        "trick_card": None,
+        "leader": 0,
+        "trick_no": 0,
+        "tricks_won": [0, 0],
+        "hand_score": [93, 0],
+        "game_score": [113, 30],
+        "games_won": [0, 1],
+        "game_number": 2,
+        "target": 150,
+        "leftover": ids("8s Qh Jh"),
+    }
+    check_observation(run.env.observe("player_0")["observation"], elder_view)
+    dealer_view = swap_seats(elder_view, hand=ids("Kc Ks Qs As Qd Kh 9h 8h Jd 9s Jc Ah"), discards=ids("Js Qc"),
+                             drawn=ids("Jc Ah"), peeked=ids("8s Qh Jh"))
+    check_observation(run.env.observe("player_1")["observation"], dealer_view)
+
+
+def test_observation_and_decode_of_a_pique_in_the_bella():
+    # Spec 6.7 in a bella (games won 1-1, target 220): exchange_deal makes E (seat 0) discard Qd and
+    # draw 9h, and D discard Qs and draw 7h. E: point 60 (6 hearts), a sixieme to A (rank 7),
+    # no sets on either side: 6 + 16 = 22. E takes tricks 1-8: 30 with D at 0 -> pique, 60.
+    options, actions = exchange_deal(E67, D67, dealer=1)
+    run = Run(options | {"games_won": [1, 1]}, actions)
+    run.play(", ".join(PLAY67.split(", ")[:8]))
+    assert run.events[-1] == ("pique", 0, 30)
+    elder_view = {
+        "phase": "trick_lead",
+        "dealer": 1,
+        "hand": ids("7d 8d 7c 8c"),
+        "discards": ids("Qd"),
+        "drawn": ids("9h"),
+        "peeked": [],
+        "bianco": [False, False],
+        "bianco_hand": [[], []],
+        "repique": [False, False],
+        "pique": [True, False],
+        "exchanged": [1, 1],
+        "declarations": {
+            "point": {"answer": "va bene", "best": [60, None], "points": [6, 0]},
+            "sequence": {"answer": "va bene", "best": [(6, 7), None], "points": [16, 0]},
+            "sets": {"answer": "nessuno", "best": [None, None], "points": [0, 0]},
+        },
+        "revealed": [ids("9h Th Jh Qh Kh Ah"), []],
+        "played": [ids("Ah Kh Qh Jh Th 9h As Ks"), ids("7h 8h Kd Jd 9c Js 7s 8s")],
+        "trick_card": None,
+        "leader": 0,
+        "trick_no": 8,
+        "tricks_won": [8, 0],
+        "hand_score": [60, 0],
+        "game_score": [60, 0],
+        "games_won": [1, 1],
+        "game_number": 3,
+        "target": 220,
+        "leftover": [],
+    }
+    check_observation(run.env.observe("player_0")["observation"], elder_view)
+    dealer_view = swap_seats(elder_view, hand=ids("Ad 9d Ac Kc"), discards=ids("Qs"), drawn=ids("7h"))
+    check_observation(run.env.observe("player_1")["observation"], dealer_view)

@@ -474,3 +474,126 @@ def test_6_26_cappotto_with_standard_others_through_the_env():
     result = _play_cappotto([9, 8, 2, 3], cappotto_others_outcome="standard")
     assert result["busche"] == [13, 12, 3, 7]
     assert result["outcome"] == [L, L, W, D]
+
+
+# -- the observation, field by field, on a scripted deal (values computed by hand) -------------------
+
+
+def obs_fields(n: int) -> list[tuple[str, tuple[int, ...]]]:
+    """The documented layout (observation.py's index table), written out again."""
+    return [
+        ("hand", (40,)), ("played", (n, 40)), ("trick", (n, 40)), ("trick_leader", (n,)), ("captured", (n, 40)),
+        ("tricks_won", (n,)), ("points", (n,)), ("pig_holder", (n,)), ("busche", (n,)), ("dealer", (n,)),
+        ("num_players", (2,)),
+    ]
+
+
+def encode_by_hand(view: dict) -> np.ndarray:
+    n = view["num_players"]
+    f = {name: np.zeros(shape, dtype=np.float32) for name, shape in obs_fields(n)}
+    f["hand"][view["hand"]] = 1
+    for r in range(n):
+        f["played"][r, view["played"][r]] = 1
+        f["captured"][r, view["captured"][r]] = 1
+    for r, c in view["trick"]:
+        f["trick"][r, c] = 1
+    f["trick_leader"][view["trick_leader"]] = 1
+    f["tricks_won"][:] = np.array(view["tricks_won"]) / (40 // n)  # "tricks taken / cards per hand (10 or 8)"
+    f["points"][:] = np.array(view["points"]) / 35
+    if view["pig_holder"] is not None:
+        f["pig_holder"][view["pig_holder"]] = 1
+    f["busche"][:] = np.array(view["busche"]) / 10
+    f["dealer"][view["dealer"]] = 1
+    f["num_players"][n - 4] = 1
+    return np.concatenate([f[name].ravel() for name, _ in obs_fields(n)])
+
+
+def check_observation(obs: dict, expected: dict) -> None:
+    vector = obs["observation"]
+    assert vector.dtype == np.float32 and vector.shape == (42 + 126 * expected["num_players"],)
+    want = encode_by_hand(expected)
+    start = 0
+    for name, shape in obs_fields(expected["num_players"]):
+        size = int(np.prod(shape))
+        np.testing.assert_allclose(vector[start : start + size], want[start : start + size], rtol=0, atol=1e-7, err_msg=name)
+        start += size
+    assert decode(obs) == expected
+
+
+# 5 players, dealer 2: seat 3 leads. Trick 1 is all Spade: 3S takes JS, 5S, AS, KS (1+1+0+3+1 = 6
+# points and the Pigugnìn) for seat 3, who leads AC to trick 2; seat 4 follows with 4C.
+DECODE_HANDS5 = _deal(
+    "5S 6S 7S HS 3C AD 2D 3D",
+    "AS 2S JD HD KD AB 2B 3B",
+    "KS 4B 5B 6B 7B JB HB KB",
+    "3S AC 2C KC 4D 5D 6D 7D",
+    "JS 4S 4C 5C 6C 7C JC HC",
+)
+DECODE_BUSCHE5 = [3, 0, 7, 1, 2]
+
+
+@pytest.mark.parametrize("episode", ["game", "hand"])
+def test_observation_and_decode_of_every_field_with_five_players(episode):
+    env = pigugnin_v0.env(num_players=5, episode=episode)
+    env.reset(seed=0, options={"dealer": 2, "hands": DECODE_HANDS5, "busche": DECODE_BUSCHE5})
+    assert env.agent_selection == "player_3"
+    _play(env, "3S", "JS", "5S", "AS", "KS", "AC", "4C")
+    assert env.agent_selection == "player_0"
+    # Seat 1 sees absolute seat a as relative (a - 1) % 5: 1->0, 2->1, 3->2, 4->3, 0->4.
+    check_observation(env.observe("player_1"), {
+        "num_players": 5,
+        "hand": sorted(cards("2S JD HD KD AB 2B 3B")),
+        "played": [cards("AS"), cards("KS"), sorted(cards("3S AC")), sorted(cards("JS 4C")), cards("5S")],
+        "trick": [(2, card("AC")), (3, card("4C"))],
+        "trick_leader": 2,
+        "captured": [[], [], sorted(cards("3S JS 5S AS KS")), [], []],
+        "tricks_won": [0, 0, 1, 0, 0],
+        "points": [0, 0, 6, 0, 0],
+        "pig_holder": 2,
+        "busche": [0, 7, 1, 2, 3],
+        "dealer": 1,
+        "legal": [],  # not its turn
+    })
+    # Seat 0 is to act and must follow Coppe with its only one, 3C.
+    check_observation(env.observe("player_0"), {
+        "num_players": 5,
+        "hand": sorted(cards("6S 7S HS 3C AD 2D 3D")),
+        "played": [cards("5S"), cards("AS"), cards("KS"), sorted(cards("3S AC")), sorted(cards("JS 4C"))],
+        "trick": [(3, card("AC")), (4, card("4C"))],
+        "trick_leader": 3,
+        "captured": [[], [], [], sorted(cards("3S JS 5S AS KS")), []],
+        "tricks_won": [0, 0, 0, 1, 0],
+        "points": [0, 0, 0, 6, 0],
+        "pig_holder": 3,
+        "busche": DECODE_BUSCHE5,
+        "dealer": 2,
+        "legal": cards("3C"),
+    })
+
+
+def test_observation_and_decode_of_every_field_at_the_end_of_a_four_player_hand():
+    """The final observation of a hand episode: last-trick bonus in the points, busche paid."""
+    env = pigugnin_v0.env(episode="hand")
+    env.reset(seed=11, options={"dealer": 3, "hands": HAND4, "busche": [2, 0, 5, 9]})
+    while not any(env.terminations.values()):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    record = env.infos["player_0"]["result"]["hands"][0]
+    # HAND4 under "lowest legal id" (see above): points [18, 5, 5, 7], tricks [6, 1, 1, 2], JS -> 3,
+    # busche [3, 1, 1, 1]; the totals after it are [5, 1, 6, 10].
+    assert record["points"] == [18, 5, 5, 7] and record["tricks_won"] == [6, 1, 1, 2]
+    captured = [sorted(c for _, trick, w in record["trick_history"] if w == p for c in trick) for p in range(4)]
+    winner_of_last = record["trick_history"][-1][2]
+    check_observation(env.observe("player_2"), {
+        "num_players": 4,
+        "hand": [],
+        "played": [sorted(cards(" ".join(HAND4[p]))) for p in (2, 3, 0, 1)],
+        "trick": [],
+        "trick_leader": (winner_of_last - 2) % 4,
+        "captured": [captured[p] for p in (2, 3, 0, 1)],
+        "tricks_won": [1, 2, 6, 1],
+        "points": [5, 7, 18, 5],
+        "pig_holder": 1,  # seat 3 took JS
+        "busche": [6, 10, 5, 1],
+        "dealer": 1,  # dealer 3 seen from seat 2
+        "legal": [],
+    })
