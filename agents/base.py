@@ -14,11 +14,12 @@ heuristic cannot cheat. Randomness comes from a seeded ``np.random.Generator``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Agent", "BaseAgent", "legal_actions"]
+__all__ = ["Agent", "BaseAgent", "legal_actions", "cards_mask"]
 
 
 @runtime_checkable
@@ -38,6 +39,18 @@ def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("the action mask is all zeros: this seat is not to act (or the episode is over)")
     return legal
+
+
+def cards_mask(*groups: Iterable[int]) -> int:
+    """The card set (bit ``c`` for card id ``c``) of every card id in ``groups``.
+
+    For the plain-int ids of ``decode`` views (no parsing, unlike ``Deck.mask``).
+    """
+    mask = 0
+    for cards in groups:
+        for c in cards:
+            mask |= 1 << c
+    return mask
 
 
 class BaseAgent:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent, legal_actions
+from agents.base import BaseAgent, cards_mask, legal_actions
 from envs.briscola5.game import (
     AUCTION,
     BID_IDS,
@@ -155,12 +155,7 @@ class Briscola5Heuristic(BaseAgent):
         win_i = trick_winner(trick, SUIT, STRENGTH, trump)
         winner_seat, winner_card = (leader + win_i) % NUM_PLAYERS, trick[win_i]
         last_to_play = len(trick) == NUM_PLAYERS - 1
-        seen = 0
-        for c in view["hand"]:
-            seen |= 1 << c
-        for _, _, c in view["played"]:
-            seen |= 1 << c
-        unseen = _ALL ^ seen
+        unseen = _ALL ^ cards_mask(view["hand"], (c for _, _, c in view["played"]))
         if winner_seat in self._teammates(view):
             if last_to_play or not unseen & beaten_by[winner_card]:
                 return max(legal, key=LOAD[trump].__getitem__)

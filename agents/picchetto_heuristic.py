@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent, legal_actions
+from agents.base import BaseAgent, cards_mask, legal_actions
 from envs.core.cards import iter_bits
 from envs.picchetto.game import (
     DISCARD,
@@ -57,9 +57,7 @@ def keep_values(hand: list[int]) -> dict[int, float]:
     """What each card is worth to keep, for the declarations and the play."""
     if not hand:
         return {}
-    mask = 0
-    for c in hand:
-        mask |= 1 << c
+    mask = cards_mask(hand)
     values = {c: float(RANK[c]) for c in hand}
     _, _, point_suit = point_of(mask)  # the best point suit (the game's rule, ties included)
     for c in hand:
@@ -105,12 +103,7 @@ class PicchettoHeuristic(BaseAgent):
     # -- trick play -------------------------------------------------------------------------
     def _play(self, view: dict[str, Any], legal: list[int]) -> int:
         hand = view["hand"]
-        known = 0  # our hand and every card played: what cannot beat us from the other hand
-        for c in hand:
-            known |= 1 << c
-        for cards in view["played"]:
-            for c in cards:
-                known |= 1 << c
+        known = cards_mask(hand, *view["played"])  # what cannot beat us from the other hand
         lengths = Counter(SUIT[c] for c in hand)
         led = view["trick_card"]
         if led is None:  # we lead

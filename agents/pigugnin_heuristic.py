@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent, legal_actions
+from agents.base import BaseAgent, cards_mask, legal_actions
 from envs.core.trick import card_strengths
 from envs.pigugnin.game import CARD_POINTS, DECK, LAST_TRICK_BONUS, PIGUGNIN, STRENGTH
 from envs.pigugnin.observation import decode
@@ -58,13 +58,7 @@ class PigugninHeuristic(BaseAgent):
         trickless = view["tricks_won"][0] == 0
         late = tricks_left <= max(3, DECK.size // n // 3)
         trick = [card for _, card in view["trick"]]
-        seen = 0
-        for c in hand:
-            seen |= 1 << c
-        for cards in view["played"]:
-            for c in cards:
-                seen |= 1 << c
-        unseen = DECK.full_mask ^ seen
+        unseen = DECK.full_mask ^ cards_mask(hand, *view["played"])
         if not trick:
             return self._lead(hand, legal, trickless, late, unseen)
         led = SUIT[trick[0]]
