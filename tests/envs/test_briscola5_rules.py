@@ -86,6 +86,39 @@ def test_credit_table(example, bid_value, team_points, solo, expected):
     assert sum(credits) == 0
 
 
+# Rows of the credit tables (spec 4.2) that no worked example reaches: the top of the single range
+# (70), the first double without a solo (71), losses at the edges of each range, and every range
+# with bid_multiplier_on_loss (a loss at 61..70 still costs the base, 71..80 doubles, 81..120
+# triples, times the defenders' cappotto).
+RARE_CREDITS = [
+    # id, bid, caller-team points, solo, bid_multiplier_on_loss, credits (caller 0, partner 1)
+    ("70 won: single", 70, 70, False, False, [2, 1, -1, -1, -1]),
+    ("70 lost by a point", 70, 69, False, False, [-2, -1, 1, 1, 1]),
+    ("71 won: double", 71, 71, False, False, [4, 2, -2, -2, -2]),
+    ("80 lost by a point", 80, 79, False, False, [-2, -1, 1, 1, 1]),
+    ("100 solo won: triple", 100, 110, True, False, [12, -3, -3, -3, -3]),
+    ("120 lost", 120, 119, False, False, [-2, -1, 1, 1, 1]),
+    ("61 lost, on loss", 61, 60, False, True, [-2, -1, 1, 1, 1]),
+    ("70 lost, on loss", 70, 50, False, True, [-2, -1, 1, 1, 1]),
+    ("71 lost, on loss", 71, 60, False, True, [-4, -2, 2, 2, 2]),
+    ("80 lost, on loss", 80, 79, False, True, [-4, -2, 2, 2, 2]),
+    ("81 lost, on loss", 81, 80, False, True, [-6, -3, 3, 3, 3]),
+    ("120 lost, on loss", 120, 119, False, True, [-6, -3, 3, 3, 3]),
+    ("75 lost to a cappotto, on loss", 75, 0, False, True, [-8, -4, 4, 4, 4]),
+    ("95 solo lost to a cappotto, on loss", 95, 0, True, True, [-24, 6, 6, 6, 6]),
+    ("71 solo lost, on loss", 71, 70, True, True, [-8, 2, 2, 2, 2]),
+    ("85 won, on loss: no change", 85, 90, False, True, [6, 3, -3, -3, -3]),
+]
+
+
+@pytest.mark.parametrize("example,bid_value,team_points,solo,on_loss,expected", RARE_CREDITS,
+                         ids=[row[0] for row in RARE_CREDITS])
+def test_rare_rows_of_the_credit_tables(example, bid_value, team_points, solo, on_loss, expected):
+    cappotto = team_points in (0, 120)
+    credits = hand_credits(0, 0 if solo else 1, bid_value, team_points, cappotto, bid_multiplier_on_loss=on_loss)
+    assert credits == expected and sum(credits) == 0
+
+
 def test_6_5_lost_triple_with_bid_multiplier_on_loss():
     assert hand_credits(0, 1, 85, 80, False, bid_multiplier_on_loss=True) == [-6, -3, 3, 3, 3]
 

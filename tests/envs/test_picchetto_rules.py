@@ -144,6 +144,55 @@ def test_declaration_examples_env(name):
             assert f'"{a}"' in text
 
 
+# -- the scoring tables (spec 4.1) beyond the worked examples ---------------------------------------
+# SEQUENCE_POINTS {3: 3, 4: 4, 5: 15, 6: 16, 7: 17, 8: 18}: 3, 4, 5 and 6 are in 6.3-6.6 and 6.11;
+# a septieme (7) and a huitieme (8) are only here. SET_POINTS {3: 3, 4: 14}: trios and one
+# quatorze are in 6.3/6.5/6.6; two quatorzes at once are only here.
+
+RARE_DECLARATIONS = {
+    # id: (elder, dealer, points of (point, sequences, sets), answers, best sequences, [E, D] totals)
+    # E: a septieme to the K in hearts (point 64 in 7 cards); D: no run of 3, trios of Q and A.
+    "septieme": ("7h 8h 9h Th Jh Qh Kh 7d 9d Js 7c 9c", "Ah 8d Td Qd Ad 7s 9s Qs As 8c Tc Qc",
+                 (7, 17, 6), ("va bene", "va bene", "non basta"), [(7, 6), None], [24, 6]),
+    # E: a huitieme, every heart (point 75 in 8 cards); D: no run and no set.
+    "huitieme": ("7h 8h 9h Th Jh Qh Kh Ah 7d 9d 7c 9c", "8d Td Qd Ad 7s 9s Js Ks 8c Tc Qc Ac",
+                 (8, 18, 0), ("va bene", "va bene", "nessuno"), [(8, 7), None], [26, 0]),
+    # D: a septieme to the A in spades (point 68) beats E's quint to the A and scores his tierce to
+    # the 9 as well (17 + 3); E's trio of J wins the sets (D has none).
+    "dealer septieme": ("Td Jd Qd Kd Ad 7h 9h Jh 7c 9c Jc 7s", "8s 9s Ts Js Qs Ks As 7d 8d 9d Qh Kh",
+                        (7, 20, 3), ("non basta", "non basta", "va bene"), [(5, 7), (7, 7)], [3, 27]),
+    # E: quatorzes of K and of A (14 + 14) beat D's quatorze of 10s; point 30 (3 spades) to 29.
+    "two quatorzes": ("Kh Kd Ks Kc Ah Ad As Ac 7h 8d 9s 7c", "Qh Qd Qs 8h Th 9d Td 8s Ts 8c Tc Jc",
+                      (3, 0, 28), ("va bene", "nessuno", "va bene"), [None, None], [31, 0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RARE_DECLARATIONS))
+def test_rare_declarations_engine(name):
+    elder, dealer, points, answers, sequences, totals = RARE_DECLARATIONS[name]
+    got, r = declaration_totals(elder, dealer)
+    assert tuple(r[k]["points"] for k in ("point", "sequence", "sets")) == points
+    assert tuple(ANSWERS[r[k]["answer"]] for k in ("point", "sequence", "sets")) == answers
+    assert r["sequence"]["best"] == sequences
+    assert got == totals
+
+
+@pytest.mark.parametrize("name", sorted(RARE_DECLARATIONS))
+def test_rare_declarations_env(name):
+    elder, dealer, points, answers, _, totals = RARE_DECLARATIONS[name]
+    options, actions = exchange_deal(elder, dealer, dealer=1)
+    run = Run(options, actions, episode="hand")
+    winners = {"va bene": 0, "non basta": 1}
+    expected = [(kind, winners[a], p) for kind, a, p in zip(("point", "sequence", "sets"), answers, points, strict=True)
+                if a in winners]
+    if name == "two quatorzes":  # 31 to 0 after the declarations: repique
+        expected.append(("repique", 0, 60))
+        totals = [91, 0]
+    assert run.events == expected
+    assert run.state.hand_score == totals
+    assert run.ret == [totals[0] - totals[1], totals[1] - totals[0]]
+
+
 # -- 6.7-6.10: play --------------------------------------------------------------------------------
 
 E67 = "Ah Kh Qh Jh Th 9h As Ks 7d 8d 7c 8c"

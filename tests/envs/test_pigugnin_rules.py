@@ -80,6 +80,38 @@ def test_no_trick_examples(example, tricks, points, pig, expected, cappotto):
     assert score_hand(points, tricks, pig) == (expected, cappotto)
 
 
+# Rows of the TIE_PENALTY and NO_TRICK_PENALTY tables (spec 4.2) that no worked example reaches
+# through the whole hand scoring: four players tied (only possible with 5 players: 35 is not a
+# multiple of 4), and one, two, three and four players without a trick in both player counts.
+RARE_HANDS = [
+    # id, tricks, points, Pigugnin taker, busche, cappotto
+    # 3 + 8 + 8 + 8 + 8: B(8) = 0; the four 8s are the top scorers (< 12, +1 each) and a tie of 4 (+3)
+    ("tie of 4", [1, 2, 2, 2, 1], [3, 8, 8, 8, 8], 0, [1, 4, 4, 4, 4], False),
+    ("no trick, 1 of 5", [2, 2, 2, 2, 0], [9, 9, 9, 8, 0], 3, [0, 0, 0, 1, 2], False),
+    ("no trick, 2 of 4", [6, 4, 0, 0], [20, 15, 0, 0], 0, [1, 0, 3, 3], False),
+    ("no trick, 3 of 5", [5, 3, 0, 0, 0], [20, 15, 0, 0, 0], 1, [0, 1, 4, 4, 4], False),
+    ("no trick, 4 of 5 (cappotto)", [8, 0, 0, 0, 0], [35, 0, 0, 0, 0], 0, [1, 5, 5, 5, 5], True),
+    ("no trick, 3 of 4 (cappotto)", [0, 0, 10, 0], [0, 0, 35, 0], 2, [4, 4, 1, 4], True),
+]
+
+
+@pytest.mark.parametrize("example,tricks,points,pig,expected,cappotto", RARE_HANDS, ids=[e[0] for e in RARE_HANDS])
+def test_rare_rows_of_the_busche_tables(example, tricks, points, pig, expected, cappotto):
+    assert sum(points) == 35 and sum(tricks) == 40 // len(points)
+    assert score_hand(points, tricks, pig) == (expected, cappotto)
+    assert hand_busche(points, tricks, pig) == (expected, cappotto)  # the referee agrees
+
+
+def test_tie_of_four_and_five_player_pairs_under_the_scoring_flags():
+    # none_pay: the shared top (four 8s) pays no top-scorer busca; the tie of 4 still pays 3 each
+    assert score_hand([3, 8, 8, 8, 8], [1] * 5, 0, top_scorer_tie_policy="none_pay") == ([1, 3, 3, 3, 3], False)
+    # paying_scores_only: a tie at 8 (< 12) pays nothing; the top-scorer busca still does
+    assert score_hand([3, 8, 8, 8, 8], [1] * 5, 0, tie_penalty_scope="paying_scores_only") == ([1, 1, 1, 1, 1], False)
+    # 5 players, a pair at a paying score (12: B = 1, tie +1) and a pair below it (3): only the first pays
+    assert score_hand([12, 12, 5, 3, 3], [1] * 5, 2, tie_penalty_scope="paying_scores_only") == ([2, 2, 1, 0, 0], False)
+    assert score_hand([12, 12, 5, 3, 3], [1] * 5, 2) == ([2, 2, 1, 1, 1], False)
+
+
 def test_no_trick_rule_ignores_points_ties_and_top_scorer():
     # the same points without a trickless player would pay 3 (18 points) + ties
     assert score_hand([18, 7, 7, 3], [4, 3, 3, 0], 1) == ([0, 1, 0, 2], False)
