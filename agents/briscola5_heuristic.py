@@ -84,19 +84,15 @@ BEATEN_BY = tuple(
     tuple(sum(1 << u for u in range(DECK.size) if _beats(u, c, t)) for c in range(DECK.size))
     for t in range(DECK.num_suits)
 )
-#: ``CHEAP[trump][c]``: orders cards as the key (is a trump, points, strength) does.
+#: ``CHEAP[trump][c]``: the key (is a trump, points, strength); the lowest is the cheapest card.
 CHEAP = tuple(
-    tuple(1000 * (SUIT[c] == t) + 10 * POINTS[c] + STRENGTH[c] for c in range(DECK.size))
-    for t in range(DECK.num_suits)
+    tuple((SUIT[c] == t, POINTS[c], STRENGTH[c]) for c in range(DECK.size)) for t in range(DECK.num_suits)
 )
-#: ``LOAD[trump][c]``: orders cards as the key (not a trump Ace/Three, not a trump, points,
-#: -strength) does; the highest is the card to load on a teammate's trick.
+#: ``LOAD[trump][c]``: the key (not a trump Ace/Three, not a trump, points, -strength); the
+#: highest is the card to load on a teammate's trick.
 LOAD = tuple(
     tuple(
-        10000 * (not (SUIT[c] == t and RANK[c] in (ACE, THREE)))
-        + 1000 * (SUIT[c] != t)
-        + 10 * POINTS[c]
-        + (9 - STRENGTH[c])
+        (not (SUIT[c] == t and RANK[c] in (ACE, THREE)), SUIT[c] != t, POINTS[c], -STRENGTH[c])
         for c in range(DECK.size)
     )
     for t in range(DECK.num_suits)
