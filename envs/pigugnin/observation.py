@@ -95,25 +95,23 @@ class PigugninObserver(Observer):
         n = self.n
         buf = self.buf
         buf[:] = 0.0
-        # Views for the bulk writes of a full rebuild (once per hand), made from this buffer now.
-        v = {name: self.layout.abs_view(buf, name) for name in self.layout.fields}
+        off = self._off
         for p in range(n):
-            for c in _bits(s.hands[p]):
-                v["hand"][p, c] = 1.0
-            for c in _bits(s.played[p]):
-                v["played"][p, c] = 1.0
-            for c in _bits(s.captured[p]):
-                v["captured"][p, c] = 1.0
+            for name, cards in (("hand", s.hands[p]), ("played", s.played[p]), ("captured", s.captured[p])):
+                base = off[name] + 40 * p
+                for c in _bits(cards):
+                    buf[base + c] = 1.0
         for i, c in enumerate(s.trick):
-            v["trick"][(s.leader + i) % n, c] = 1.0
-        v["trick_leader"][s.leader] = 1.0
-        v["tricks_won"][:] = np.asarray(s.tricks_won, dtype=np.float32) / self.hand_size
-        v["points"][:] = np.asarray(s.points, dtype=np.float32) / HAND_TOTAL
+            buf[off["trick"] + 40 * ((s.leader + i) % n) + c] = 1.0
+        buf[off["trick_leader"] + s.leader] = 1.0
+        for name, values, scale in (
+            ("tricks_won", s.tricks_won, self.hand_size), ("points", s.points, HAND_TOTAL), ("busche", s.busche, BUSCHE_SCALE)
+        ):
+            buf[off[name] : off[name] + n] = np.asarray(values, dtype=np.float32) / scale
         if s.pig_taker >= 0:
-            v["pig_holder"][s.pig_taker] = 1.0
-        v["busche"][:] = np.asarray(s.busche, dtype=np.float32) / BUSCHE_SCALE
-        v["dealer"][s.dealer] = 1.0
-        v["num_players"][n - 4] = 1.0
+            buf[off["pig_holder"] + s.pig_taker] = 1.0
+        buf[off["dealer"] + s.dealer] = 1.0
+        buf[off["num_players"] + n - 4] = 1.0
         self._hand_no = s.hand_no
 
     def update(self, s: PigugninState, actor: int, action: int) -> None:
