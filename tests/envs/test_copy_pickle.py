@@ -22,9 +22,7 @@ import pytest
 from envs import briscola5_v0, picchetto_v0, pigugnin_v0
 from envs.briscola5.game import AUCTION, CALL_CARD, FORFEIT_CHECK, TRICK_PLAY
 from envs.picchetto.game import Phase as PicchettoPhase
-from tests.envs.test_briscola5_env import NON_DEFAULT as BRISCOLA5_NON_DEFAULT
-from tests.envs.test_picchetto_env import NON_DEFAULT as PICCHETTO_NON_DEFAULT
-from tests.envs.test_pigugnin_env import NON_DEFAULT as PIGUGNIN_NON_DEFAULT
+from tests.envs.cases import BRISCOLA5_NON_DEFAULT, PICCHETTO_NON_DEFAULT, PIGUGNIN_NON_DEFAULT
 
 # A Briscola deal in which seat 1 holds no card points, so the hand opens with the forfeit check.
 _ZERO = ["2C", "4C", "5C", "6C", "7C", "2D", "4D", "5D"]
