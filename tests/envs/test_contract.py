@@ -23,6 +23,7 @@ Rules-specific tests (a game's flags' effects, its render content, its result re
 from __future__ import annotations
 
 import random
+import re
 import warnings
 
 import numpy as np
@@ -224,7 +225,7 @@ BAD_FLAGS = [
 @pytest.mark.parametrize("game,flags,text", BAD_FLAGS)
 def test_bad_flags_raise_naming_the_game_the_key_and_the_allowed_values(game, flags, text):
     for factory in (make_env, make_raw_env):
-        with pytest.raises(ConfigError) as err:
+        with pytest.raises(ConfigError, match=rf"^{game}\w*: .*{re.escape(text)}") as err:
             factory(game, **flags)
         message = str(err.value)
         assert text in message
@@ -280,7 +281,7 @@ def test_malformed_deals_raise_and_keep_the_episode(game, options, text):
     before = snapshot(env)
     state = env.unwrapped.state_
     for seed in (None, 4):
-        with pytest.raises(DealError) as err:
+        with pytest.raises(DealError, match=rf"^{game}\w*: .*{re.escape(text)}") as err:
             env.reset(seed=seed, options=options)
         assert text in str(err.value) and str(err.value).startswith(game)
         assert env.unwrapped.state_ is state and snapshot(env) == before
@@ -309,7 +310,7 @@ def test_every_illegal_action_raises_and_changes_nothing(game, config):
             legal_text = "legal actions: " + ", ".join(f"{a} ({raw.game.action_name(a)})" for a in legal)
             bad = [a for a in range(n) if a not in legal] + [n] + GENERIC_BAD_ACTIONS
             for action in bad:
-                with pytest.raises(IllegalActionError) as err:
+                with pytest.raises(IllegalActionError, match=rf"^{game}\w*: action .* for {env.agent_selection}; ") as err:
                     env.step(action)
                 message = str(err.value)
                 assert message.startswith(game) and message.endswith(legal_text)
