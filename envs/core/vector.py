@@ -1,0 +1,258 @@
+"""`VectorEnv`: many games of one kind held in NumPy arrays and stepped by numba kernels.
+
+Each game's `envs/<game>/batched.py` subclasses `VectorEnv` and supplies its kernels; this
+module holds what is the same for every game: validation, seeding, explicit deals, the
+seat-relative observation gather, state copies in and out. It imports numba, so it is
+imported only by `vector_env()` (the AEC envs never need it).
+
+The public entry is `envs.<game>_v0.vector_env(num_envs, **flags)`:
+
+| member | returns | notes |
+|---|---|---|
+| `reset(seed=None, options=None)` | `(obs, mask)` | `options`: None or one dict per game, anything the AEC env's `reset(options=...)` accepts |
+| `step(actions)` | `(obs, mask, rewards, terminated, truncated, info)` | `actions`: int `(num_envs,)`, the action of the seat to act in each game |
+| `current_player` | int64 `(num_envs,)` | the absolute seat to act in each game |
+| `observe(seats)` | float32 `(num_envs, obs_size)` | any seat's observation per game (an int or one seat per game) |
+| `get_state(i)` / `set_state(i, state)` | dict of arrays / None | copy one game out or in (search agents clone states) |
+
+Arrays:
+
+| name | dtype, shape | meaning |
+|---|---|---|
+| `obs` | float32 `(num_envs, obs_size)` | byte-identical to the AEC env's `observe(agent)["observation"]` for the seat now to act |
+| `mask` | int8 `(num_envs, num_actions)` | that seat's action mask |
+| `rewards` | float32 `(num_envs, num_players)` | what each absolute seat received in this step; over an episode they sum to the AEC return |
+| `terminated`, `truncated` | bool `(num_envs,)` | the game ended in this step |
+
+A finished game is dealt again at once from its own seeded stream: the step that ends it
+carries its final rewards, and the `obs` and `mask` it returns are the first of the next game.
+The same seed gives the same deals, whatever else runs in the process.
+
+Outputs are fresh arrays by default; set `copy_outputs = False` to receive the engine's own
+buffers instead (faster; they are overwritten by the next call), as the batched trainer does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numba as nb
+import numpy as np
+
+from envs.core.errors import ConfigError, DealError, IllegalActionError
+from envs.core.game import CardGame, Observer
+
+__all__ = ["VectorEnv", "gather_obs", "rand_below", "seed_streams"]
+
+
+# -- kernels shared by every game ---------------------------------------------------------
+
+
+@nb.njit(cache=True, inline="always")
+def rand_below(rng: np.ndarray, i: int, n: int) -> int:
+    """A uniform int in `0..n-1` from game `i`'s xorshift64* stream (`rng[i]` is its state)."""
+    x = rng[i]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[i] = x
+    return int((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(33)) % n
+
+
+@nb.njit(cache=True)
+def gather_obs(buf: np.ndarray, gather: np.ndarray, seats: np.ndarray, obs: np.ndarray) -> None:
+    """`obs[i] = buf[i][gather[seats[i]]]`: the seat-relative view of every game."""
+    size = obs.shape[1]
+    for i in range(obs.shape[0]):
+        g = gather[seats[i]]
+        b = buf[i]
+        o = obs[i]
+        for j in range(size):
+            o[j] = b[g[j]]
+
+
+def seed_streams(seed: int | None, count: int) -> np.ndarray:
+    """`count` non-zero uint64 stream states derived from `seed` (None: fresh entropy)."""
+    states = np.random.SeedSequence(seed).generate_state(count, dtype=np.uint64)
+    states[states == 0] = np.uint64(0x9E3779B97F4A7C15)  # xorshift must not start at 0
+    return states
+
+
+class VectorEnv:
+    """Base of the batched engines; subclasses set the class attributes and the hooks below.
+
+    Hooks (each game's `batched.py`):
+
+    * `_allocate(num_envs)` -> dict of state arrays, first axis the game index;
+    * `_deal(indices)`: start a fresh episode in the listed games from their streams
+      (writes the state, `buf`, `current_player` and `mask`);
+    * `_load(i, state)`: copy an AEC engine state (made by `game.new_state`) into game `i`;
+    * `_step(actions)`: apply one action per game (legal: checked here), write `buf`, `rewards`,
+      `terminated`, `truncated`, `current_player`, `mask`, and re-deal finished games.
+    """
+
+    game_class: type[CardGame]
+    observer_class: type[Observer]
+    #: flags whose non-default values the engine cannot play: {flag: why}
+    unsupported: dict[str, str] = {}
+
+    def __init__(self, num_envs: int, **flags: Any):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ConfigError(f"num_envs must be an int >= 1; got {num_envs!r}")
+        self.game = self.game_class(**flags)  # the AEC engine validates the flags: same errors
+        self.flags = self.game.flags
+        self._check_supported()
+        self._observer = self.observer_class(self.game)
+        layout = self._observer.layout
+        self.layout = layout
+        self.num_envs = int(num_envs)
+        self.num_players = self.game.num_players
+        self.num_actions = self.game.num_actions
+        self.obs_size = layout.obs_size
+        self.gather = np.ascontiguousarray(np.stack(layout.gather).astype(np.int64))
+        n, b = self.num_players, self.num_envs
+        self.buf = np.zeros((b, layout.abs_size), dtype=np.float32)
+        self.obs = np.zeros((b, self.obs_size), dtype=np.float32)
+        self.mask = np.zeros((b, self.num_actions), dtype=np.int8)
+        self.rewards = np.zeros((b, n), dtype=np.float32)
+        self.terminated = np.zeros(b, dtype=np.bool_)
+        self.truncated = np.zeros(b, dtype=np.bool_)
+        self.current_player = np.zeros(b, dtype=np.int64)
+        self.rng = seed_streams(None, b)
+        self.state = self._allocate(b)
+        self.copy_outputs = True
+        self._ready = False
+
+    # -- hooks --------------------------------------------------------------------------
+    def _allocate(self, num_envs: int) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def _deal(self, indices: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _load(self, i: int, state: Any) -> None:
+        raise NotImplementedError
+
+    def _step(self, actions: np.ndarray) -> None:
+        raise NotImplementedError
+
+    # -- API ----------------------------------------------------------------------------
+    def _check_supported(self) -> None:
+        for flag, why in self.unsupported.items():
+            default = next(f.default for f in self.game.FLAGS if f.name == flag)
+            if self.flags[flag] != default:
+                raise ConfigError(
+                    f"{self.game.name}: vector_env cannot play {flag}={self.flags[flag]!r} ({why}); "
+                    f"use env() for it, or {flag}={default!r}"
+                )
+
+    def reset(self, seed: int | None = None, options: Sequence[dict | None] | None = None):
+        setups = self._parse_options(options)  # validate everything before touching any game
+        self.rng = seed_streams(seed, self.num_envs)
+        self.rewards[:] = 0.0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        dealt = np.array([i for i, s in enumerate(setups) if s is None], dtype=np.int64)
+        if len(dealt):
+            self._deal(dealt)
+        for i, setup in enumerate(setups):
+            if setup is not None:
+                # An explicit deal is built by the AEC engine itself, seeded from this game's stream.
+                rng = np.random.default_rng(int(self.rng[i]))
+                state = self.game.new_state(rng, setup)
+                self._observer.reset(state)
+                self.buf[i] = self._observer.buf
+                self._load(i, state)
+        self._ready = True
+        gather_obs(self.buf, self.gather, self.current_player, self.obs)
+        return self._out(self.obs), self._out(self.mask)
+
+    def _parse_options(self, options: Sequence[dict | None] | None) -> list:
+        if options is None:
+            return [None] * self.num_envs
+        if isinstance(options, dict) or not hasattr(options, "__len__") or len(options) != self.num_envs:
+            raise DealError(
+                f"{self.game.name}: vector_env options must be None or a list of {self.num_envs} dicts "
+                f"(one per game, None for a random deal); got {type(options).__name__}"
+            )
+        setups = []
+        for i, opt in enumerate(options):
+            if opt is None:
+                setups.append(None)
+                continue
+            try:
+                setups.append(self.game.parse_options(opt))
+            except DealError as err:
+                raise DealError(f"game {i}: {err}") from None
+        return setups
+
+    def step(self, actions: Any):
+        if not self._ready:
+            raise RuntimeError(f"{self.game.name}: vector_env.step() before reset(); call reset() first")
+        acts = self._check_actions(actions)
+        self.rewards[:] = 0.0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self._step(acts)
+        gather_obs(self.buf, self.gather, self.current_player, self.obs)
+        return (
+            self._out(self.obs), self._out(self.mask), self._out(self.rewards),
+            self._out(self.terminated), self._out(self.truncated), {},
+        )
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise IllegalActionError(
+                f"{self.game.name}: actions must be an int array of shape ({self.num_envs},); "
+                f"got {acts.dtype} {acts.shape}"
+            )
+        acts = acts.astype(np.int64)
+        inside = (acts >= 0) & (acts < self.num_actions)
+        legal = np.zeros(self.num_envs, dtype=np.bool_)
+        rows = np.flatnonzero(inside)
+        legal[rows] = self.mask[rows, acts[rows]] == 1
+        if not legal.all():
+            i = int(np.flatnonzero(~legal)[0])
+            names = ", ".join(f"{a} ({self.game.action_name(int(a))})" for a in np.flatnonzero(self.mask[i]))
+            raise IllegalActionError(
+                f"{self.game.name}: game {i}: action {int(acts[i])} is not legal for player_"
+                f"{int(self.current_player[i])}; legal actions: {names} (no game was changed)"
+            )
+        return acts
+
+    def observe(self, seats: Any) -> np.ndarray:
+        """The observation of `seats` (one int for every game, or one seat per game)."""
+        seat = np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.num_envs,))
+        if ((seat < 0) | (seat >= self.num_players)).any():
+            raise ConfigError(f"{self.game.name}: seats must be 0..{self.num_players - 1}; got {seats!r}")
+        out = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
+        gather_obs(self.buf, self.gather, np.ascontiguousarray(seat), out)
+        return out
+
+    def get_state(self, i: int) -> dict[str, np.ndarray]:
+        """A copy of game `i` (every state array, its observation buffer and its random stream)."""
+        out = {name: arr[i].copy() for name, arr in self.state.items()}
+        out["_buf"] = self.buf[i].copy()
+        out["_rng"] = self.rng[i : i + 1].copy()
+        out["_current_player"] = self.current_player[i : i + 1].copy()
+        out["_mask"] = self.mask[i].copy()
+        return out
+
+    def set_state(self, i: int, state: dict[str, np.ndarray]) -> None:
+        """Overwrite game `i` with a copy made by `get_state` (of this or another VectorEnv of the same flags)."""
+        missing = [k for k in (*self.state, "_buf", "_rng", "_current_player", "_mask") if k not in state]
+        if missing:
+            raise ConfigError(f"{self.game.name}: set_state needs a get_state() dict; missing {missing}")
+        for name, arr in self.state.items():
+            arr[i] = state[name]
+        self.buf[i] = state["_buf"]
+        self.rng[i] = state["_rng"][0]
+        self.current_player[i] = state["_current_player"][0]
+        self.mask[i] = state["_mask"]
+        self._ready = True
+        gather_obs(self.buf[i : i + 1], self.gather, self.current_player[i : i + 1], self.obs[i : i + 1])
+
+    def _out(self, arr: np.ndarray) -> np.ndarray:
+        return arr.copy() if self.copy_outputs else arr
