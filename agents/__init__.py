@@ -6,7 +6,7 @@
 |--------------------------|------------------------------------------------------|
 | ``random``               | uniformly random legal actions                       |
 | ``heuristic``            | the game's rule-based heuristic (``agents/<game>_heuristic.py``) |
-| ``ppo:PATH``             | a MaskablePPO checkpoint (``.zip``) trained on the game |
+| ``ppo:PATH``             | a safe MaskablePPO checkpoint (``*.mazzo.zip``, ``agents/checkpoint.py``) |
 | ``pretrained:GAME``      | the small checkpoint shipped in ``agents/pretrained/`` |
 """
 
