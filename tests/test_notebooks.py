@@ -29,6 +29,7 @@ def test_notebook_defines_no_logic(path):
             assert not defs, f"{path.name} defines {[getattr(d, 'name', 'lambda') for d in defs]}: import it instead"
 
 
+@pytest.mark.slow  # runs a kernel and a short training: the slow tier
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_executes(path, tmp_path, monkeypatch):
     monkeypatch.setenv("MAZZO_NB_DEALS", "4")

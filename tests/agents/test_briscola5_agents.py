@@ -26,6 +26,7 @@ def test_agents_satisfy_the_protocol_and_are_seeded(spec):
     assert [agent.act(obs) for _ in range(5)] == [again.act(obs) for _ in range(5)]
 
 
+@pytest.mark.slow
 def test_heuristic_never_plays_an_illegal_action_in_mixed_games():
     env = briscola5_v0.env()
     rnd = random.Random(0)

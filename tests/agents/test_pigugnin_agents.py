@@ -22,6 +22,7 @@ def test_heuristic_never_plays_an_illegal_card(num_players):
         play(env, lineup, seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("num_players", [4, 5])
 def test_heuristic_pays_fewer_busche_than_random(num_players):
     """Duplicate hands: the heuristic sits at every seat of each deal; random at every seat too."""

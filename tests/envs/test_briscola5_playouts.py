@@ -35,7 +35,12 @@ def choose(rnd: random.Random, legal: list[int], phase: int) -> int:
     return legal[int(rnd.random() * len(legal))]
 
 
-@pytest.mark.parametrize("flags,num_hands", VARIANTS, ids=[str(v[0]) or "defaults" for v in VARIANTS])
+@pytest.mark.parametrize(
+    "flags,num_hands",
+    # the 20,000-hand run is the slow tier; the smaller flag variants run in the fast one too
+    [pytest.param(*v, marks=pytest.mark.slow) if v[1] >= 10_000 else v for v in VARIANTS],
+    ids=[str(v[0]) or "defaults" for v in VARIANTS],
+)
 def test_random_hands_match_the_referee(flags, num_hands):
     game = Briscola5Game(**flags)
     rng = np.random.default_rng(12345)

@@ -60,7 +60,12 @@ VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("flags,min_hands", VARIANTS, ids=[str(v[0]) for v in VARIANTS])
+@pytest.mark.parametrize(
+    "flags,min_hands",
+    # the 20,000-hand runs are the slow tier; the smaller flag variants run in the fast one too
+    [pytest.param(*v, marks=pytest.mark.slow) if v[1] >= 10_000 else v for v in VARIANTS],
+    ids=[str(v[0]) for v in VARIANTS],
+)
 def test_random_games_match_the_referee(flags, min_hands):
     game = PigugninGame(**flags)
     n = game.num_players
