@@ -72,6 +72,7 @@ class GameCase:
     no_leak_steps: int = 40  # histories are 1 .. no_leak_steps - 1 actions long, within hand 1
     min_variants: int = 100  # twin deals the no-leak test must replay (per config)
     min_checked: int = 1000  # comparisons of one seat's observation and mask it must make
+    min_changed: int = 100  # twins in which another seat's own observation changed (the control)
     extra: dict = field(default_factory=dict)
 
 
@@ -186,10 +187,11 @@ BRISCOLA5 = GameCase(
     public=_briscola5_public,
     choose=_briscola5_choose,
     plant_leak=_briscola5_leak,
-    no_leak_episodes=120,
+    no_leak_episodes=200,
     no_leak_steps=45,
-    min_variants=500,
-    min_checked=10_000,
+    min_variants=850,
+    min_checked=20_000,
+    min_changed=800,
 )
 
 
@@ -327,6 +329,7 @@ PIGUGNIN = GameCase(
     no_leak_steps=40,
     min_variants=250,
     min_checked=4000,
+    min_changed=200,
 )
 
 
@@ -418,7 +421,7 @@ PICCHETTO = GameCase(
     },
     api_cycles=300,
     bad_flags=[
-        ({"no_such_flag": 1}, "unknown flag 'no_such_flag'"),
+        ({"no_such_flag": 1}, "unknown flag 'no_such_flag'; known flags: first_dealer"),
         ({"first_dealer": 2}, "allowed: 'random', 0, 1"),
         ({"trick_scoring": "french"}, "'seed', 'classic'"),
         ({"must_head_trick": 1}, "True, False"),
@@ -471,6 +474,7 @@ PICCHETTO = GameCase(
     no_leak_steps=30,
     min_variants=150,
     min_checked=2500,
+    min_changed=100,
 )
 
 
