@@ -26,11 +26,20 @@ Outputs, in ``runs/{game}__{exp_name}__{seed}__{unix time}/``:
 | ``best.zip``, ``last.zip`` | Stable-Baselines3 run files for ``--resume`` (pickles: trusted files only; ``last_state.pkl``: what an exact resume needs) |
 | ``snapshots/``       | self-play snapshots (safe checkpoints, ``step_<n>.mazzo.zip``)          |
 | ``imitation.json``   | the warm start's figures (decisions imitated, accuracy), if any         |
-| ``final_eval.json``  | the final evaluation of ``best.mazzo.zip`` on fresh deals, with reference levels |
+| ``final_eval.json``  | the final evaluation of ``best.mazzo.zip`` on fresh deals, with reference levels; wall time (``timing``) and ``numerics`` |
 | ``report.md``, ``learning_curve.png`` | the run's report and its learning curve              |
 
-Resuming from ``runs/<run>/last.zip`` continues that run in its directory and, with its
-``last_state.pkl`` beside it, gives the same result as an uninterrupted run of the same config.
+``total_timesteps`` is rounded up to whole rollouts (``n_steps * n_envs``, where PPO stops anyway);
+the rounded figure is printed, recorded in ``config.yaml`` and reported.
+
+Resuming from ``runs/<run>/last.zip`` starts a new run folder beside ``runs/<run>`` (which stays as it
+was) holding the curves so far; with ``last_state.pkl`` beside the checkpoint it gives the same result
+as an uninterrupted run of the same config. Wall time (``time`` in ``metrics.csv``) is cumulative over
+the segments; the report gives the total and the resumed segment's own.
+
+Reproducible: the same config gives the same bits (metrics, eval.csv, checkpoints, final table) on
+any x86-64 CPU with AVX2, with the same versions (torch above all) and ``torch_threads``; see
+``PINNED_ENV`` for what the command line pins (threads, MKL's and ATen's code paths).
 Both are unpickled (Stable-Baselines3's format): resume only from files you trust, your own runs.
 Playing never loads them: agents load the safe ``*.mazzo.zip`` checkpoints.
 """
@@ -140,7 +149,7 @@ class Args:
     runs_dir: str = "runs"
     """where run directories are created"""
     torch_threads: int = 1
-    """torch CPU threads (1: reproducible and fair to other jobs)"""
+    """torch CPU threads (1: fair to other jobs, and the thread count is part of what a run's numbers depend on)"""
     progress: bool = True
     """show a progress bar"""
 
@@ -284,9 +293,49 @@ def append_csv(path: Path, row: dict[str, Any]) -> None:
         w.writerow(row)
 
 
+#: Numerics pinned for runs that reproduce bit for bit (README, "Reproducibility"). Set before torch
+#: loads (``pin_numerics``); a variable already set by the user is kept, and the run records what was used.
+#: One thread (a float sum's order depends on how the work is split), and the AVX2 code paths of MKL
+#: (its conditional numerical reproducibility mode) and of ATen's vectorised kernels: without them each
+#: library picks kernels for the CPU it runs on (AVX-512, AMX ...), whose float results differ in the last
+#: bits; PPO's sampling turns that into a different run after some tens of thousands of steps.
+PINNED_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MKL_CBWR": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"}
+
+
+def pin_numerics() -> None:
+    """Set ``PINNED_ENV`` (unless set already); effective only if torch is not loaded yet."""
+    for key, value in PINNED_ENV.items():
+        os.environ.setdefault(key, value)
+
+
+def numerics(torch: Any) -> dict[str, Any]:
+    """What decides a run's floats, as this run had it (recorded in final_eval.json and the report)."""
+    import platform
+
+    import sb3_contrib
+    import stable_baselines3
+
+    cpu = next((line.split(":", 1)[1].strip() for line in _read_text("/proc/cpuinfo").splitlines()
+                if line.startswith("model name")), platform.processor())
+    return {"torch": torch.__version__, "threads": torch.get_num_threads(),
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            **{k.lower(): os.environ.get(k) for k in PINNED_ENV}, "numpy": np.__version__,
+            "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__,
+            "python": platform.python_version(), "machine": f"{platform.system()} {platform.machine()}, {cpu}"}
+
+
+def _read_text(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
+
+
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, sys.argv[1:] if argv is None else argv, prog="python -m train.ppo")
     meta = check_args(args)
+    preloaded = "torch" in sys.modules  # then the pins below may come too late (a notebook, a test)
+    pin_numerics()
 
     # Heavy imports only after the config is known to be good.
     import torch
@@ -325,6 +374,12 @@ def main(argv: list[str] | None = None) -> Path:
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
+    torch.use_deterministic_algorithms(True, warn_only=True)  # free on CPU: warns if an op has no such mode
+    platform_info = {**numerics(torch), "pinned": not preloaded and all(os.environ.get(k) == v for k, v in
+                                                                        PINNED_ENV.items())}
+    if not platform_info["pinned"]:
+        print(f"note: numerics not pinned (torch loaded before train.ppo, or {', '.join(PINNED_ENV)} set otherwise): "
+              "this run reproduces on this machine, not necessarily bit for bit on another CPU", flush=True)
 
     # -- environments ---------------------------------------------------------------------------------
     snapshots = resume_state["snapshots"] if resume_state else []
@@ -478,6 +533,7 @@ def main(argv: list[str] | None = None) -> Path:
                 row[f"{ref}_mean"], row[f"{ref}_low"], row[f"{ref}_high"] = r["mean"], r["low"], r["high"]
         final["rows"].append(row)
     final["timing"] = timing
+    final["numerics"] = platform_info
     (run_dir / "final_eval.json").write_text(json.dumps(final, indent=1))
     command = "python -m train.ppo " + " ".join(sys.argv[1:] if argv is None else argv)
     report = write_report(run_dir, to_dict(args), final, command=command)
@@ -503,5 +559,5 @@ def cli() -> None:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    pin_numerics()
     cli()

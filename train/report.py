@@ -160,6 +160,15 @@ def _wall_time(timing: dict[str, Any] | None, last: dict[str, Any]) -> str:
     return text
 
 
+def _numerics_line(n: dict[str, Any] | None) -> list[str]:
+    if not n:
+        return []
+    pinned = ("pinned: reproduces bit for bit with the same versions on any x86-64 CPU with AVX2" if n.get("pinned")
+              else "not pinned: reproduces on this machine")
+    return [f"* numerics: torch {n['torch']}, {n['threads']} thread(s), ATen {n['cpu_capability']}, "
+            f"MKL_CBWR={n.get('mkl_cbwr')} ({pinned}); {n.get('machine', '')}"]
+
+
 def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], command: str = "") -> Path:
     """Write ``report.md`` and ``learning_curve.png`` in ``run_dir``; returns the report's path."""
     run_dir = Path(run_dir)
@@ -174,6 +183,7 @@ def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], c
         f"* command: `{command}`" if command else "* command: (not recorded)",
         f"* steps: {int(last.get('step') or 0)}, training episodes: {int(last.get('episodes') or 0)}, "
         + _wall_time(final.get("timing"), last),
+        *_numerics_line(final.get("numerics")),
         f"* training opponents: `{config['opponents']}`" + (", self-play snapshots" if config.get("selfplay") else ""),
         *_imitation_line(run_dir),
         f"* best checkpoint: `best.mazzo.zip` (step {final.get('best_step')}), last: `last.mazzo.zip` (safe to play; "

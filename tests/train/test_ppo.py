@@ -236,8 +236,14 @@ def test_two_runs_of_the_same_config_give_identical_numbers(tmp_path):
     fa, fb = (json.loads((r / "final_eval.json").read_text()) for r in runs)
     assert fa["rows"] == fb["rows"] and fa["best_step"] == fb["best_step"]
     assert same_params(a / "last.zip", b / "last.zip")
-    # the thread count of the run is pinned and recorded
+    # what the numbers depend on is pinned by the command line and recorded
     assert read_metadata(a / "last.zip")["config"]["torch_threads"] == 1
+    n = fa["numerics"]
+    assert n["pinned"] is True and n["threads"] == 1 and n["mkl_cbwr"] == "AVX2" and n["torch"] == torch.__version__
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists() and " avx2" in cpuinfo.read_text():  # an x86-64 CPU with AVX2: ATen's AVX2 kernels
+        assert n["cpu_capability"] == "AVX2"
+    assert "* numerics: torch" in (a / "report.md").read_text()
 
 
 def test_total_timesteps_is_rounded_up_to_whole_rollouts(tmp_path, capsys):
