@@ -22,13 +22,14 @@ A row holds:
   came out differently is not a valid variant).
 * ``plant_leak(env)``: patch one env so that its observation leaks a hidden fact; the
   contract test checks that the no-leak check then fails (so it can fail).
+* ``choose``, ``no_leak_*`` and ``min_*``: how the no-leak test plays and how much it must check.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -73,7 +74,6 @@ class GameCase:
     min_variants: int = 100  # twin deals the no-leak test must replay (per config)
     min_checked: int = 1000  # comparisons of one seat's observation and mask it must make
     min_changed: int = 100  # twins in which another seat's own observation changed (the control)
-    extra: dict = field(default_factory=dict)
 
 
 def _patch_observe(env, leak: Callable[[Any, int, np.ndarray], None]) -> None:
