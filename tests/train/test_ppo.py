@@ -49,6 +49,7 @@ def same_params(a: Path, b: Path) -> bool:
     return pa.keys() == pb.keys() and all(torch.equal(pa[k], pb[k]) for k in pa)
 
 
+@pytest.mark.slow  # a training run: the slow tier
 @pytest.mark.parametrize("game", GAMES)
 def test_smoke_run_of_each_committed_config(game, tmp_path):
     out = run_cli("--config", f"configs/{game}/ppo.yaml", *TINY, "--runs_dir", str(tmp_path))
@@ -92,6 +93,7 @@ def test_smoke_run_of_each_committed_config(game, tmp_path):
         assert f"resumed from `{run / 'last.zip'}`" in (resumed / "report.md").read_text()
 
 
+@pytest.mark.slow  # a training run: the slow tier
 def test_resume_gives_the_same_result_as_an_uninterrupted_run(tmp_path):
     args = ["--game", "briscola5", *FAST]
     straight = main([*args, "--runs_dir", str(tmp_path / "a")])
@@ -119,6 +121,7 @@ def test_resume_gives_the_same_result_as_an_uninterrupted_run(tmp_path):
     assert not same_params(straight / "last.zip", other / "last.zip")
 
 
+@pytest.mark.slow  # a training run: the slow tier
 def test_subproc_vec_env_trains_the_same_policy(tmp_path):
     args = ["--game", "pigugnin", "--env.episode", "hand", *FAST, "--total_timesteps", "128"]
     dummy = main([*args, "--runs_dir", str(tmp_path / "d")])
@@ -216,6 +219,7 @@ def test_committed_configs_are_valid(path):
     assert args.game == Path(path).parent.name == meta["game"]
 
 
+@pytest.mark.slow  # a training run: the slow tier
 def test_two_runs_of_the_same_config_give_identical_numbers(tmp_path):
     """What `make train` promises: the same config and seed, run twice (fresh processes), the same numbers."""
     argv = ["--config", "configs/briscola5/ppo.yaml", "--total_timesteps", "1024", "--n_envs", "2", "--n_steps",
