@@ -164,11 +164,11 @@ class PigugninScorer(GameScorer):
         ix = self.index
         for h in result["hands"]:
             for seat, row in enumerate(rows):
-                row[ix["busche"]] += h["busche_delta"][seat]
+                row[ix["busche"]] += h["busche_paid"][seat]
                 row[ix["pigugnin"]] += h["pig_taker"] == seat
-                row[ix["tricks"]] += h["tricks_won"][seat]
+                row[ix["tricks"]] += h["tricks"][seat]
                 row[ix["card_points"]] += h["points"][seat]
-                row[ix["no_trick"]] += h["tricks_won"][seat] == 0
+                row[ix["no_trick"]] += h["tricks"][seat] == 0
                 row[ix["cappotto"]] += h.get("cappotto_maker") == seat
 
 
