@@ -296,10 +296,11 @@ def append_csv(path: Path, row: dict[str, Any]) -> None:
 #: Numerics pinned for runs that reproduce bit for bit (README, "Reproducibility"). Set before torch
 #: loads (``pin_numerics``); a variable already set by the user is kept, and the run records what was used.
 #: One thread (a float sum's order depends on how the work is split), and the AVX2 code paths of MKL
-#: (its conditional numerical reproducibility mode) and of ATen's vectorised kernels: without them each
-#: library picks kernels for the CPU it runs on (AVX-512, AMX ...), whose float results differ in the last
-#: bits; PPO's sampling turns that into a different run after some tens of thousands of steps.
-PINNED_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MKL_CBWR": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"}
+#: (its strict conditional numerical reproducibility mode: also independent of memory alignment) and of
+#: ATen's vectorised kernels: without them each library picks kernels for the CPU it runs on (AVX-512,
+#: AMX ...), whose float results differ in the last bits; PPO's action sampling turns that into a
+#: different run once a sampled action flips (in the default Briscola run: in its last rollouts).
+PINNED_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MKL_CBWR": "AVX2,STRICT", "ATEN_CPU_CAPABILITY": "avx2"}
 
 
 def pin_numerics() -> None:
