@@ -22,26 +22,22 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import BaseAgent, cards_mask, legal_actions
-from envs.core.trick import card_strengths
-from envs.pigugnin.game import CARD_POINTS, DECK, LAST_TRICK_BONUS, PIGUGNIN, STRENGTH
+from envs.pigugnin.game import DECK, LAST_TRICK_BONUS, PIGUGNIN, POINTS, RANK_POINTS, STRENGTH
 from envs.pigugnin.observation import decode
 
-#: per card id: capture strength, card points, suit (from the game's per-rank tables)
-CARD_STRENGTH = card_strengths(STRENGTH, DECK.num_suits)
-CARD_POINT = card_strengths(CARD_POINTS, DECK.num_suits)
 SUIT = DECK.suit_of
 #: the most card points a single card is worth (the Aces)
-TOP_POINTS = max(CARD_POINTS)
-#: ``STRONGER[c]``: bitmask of the cards of c's suit that capture it
+TOP_POINTS = max(RANK_POINTS)
+#: `STRONGER[c]`: bitmask of the cards of c's suit that capture it
 STRONGER = tuple(
-    sum(1 << u for u in range(DECK.size) if SUIT[u] == SUIT[c] and CARD_STRENGTH[u] > CARD_STRENGTH[c])
+    sum(1 << u for u in range(DECK.size) if SUIT[u] == SUIT[c] and STRENGTH[u] > STRENGTH[c])
     for c in range(DECK.size)
 )
 
 
 def danger(card: int) -> tuple:
     """How much we want to be rid of a card when we can throw anything."""
-    return (card == PIGUGNIN, CARD_POINT[card] == TOP_POINTS, CARD_STRENGTH[card])
+    return (card == PIGUGNIN, POINTS[card] == TOP_POINTS, STRENGTH[card])
 
 
 class PigugninHeuristic(BaseAgent):
@@ -62,47 +58,47 @@ class PigugninHeuristic(BaseAgent):
         if not trick:
             return self._lead(hand, legal, trickless, late, unseen)
         led = SUIT[trick[0]]
-        best = max((c for c in trick if SUIT[c] == led), key=CARD_STRENGTH.__getitem__)
-        on_table = sum(CARD_POINT[c] for c in trick) + (LAST_TRICK_BONUS if tricks_left == 1 else 0)
+        best = max((c for c in trick if SUIT[c] == led), key=STRENGTH.__getitem__)
+        on_table = sum(POINTS[c] for c in trick) + (LAST_TRICK_BONUS if tricks_left == 1 else 0)
         has_pig = PIGUGNIN in trick
         last_to_play = len(trick) == n - 1
         following = SUIT[legal[0]] == led
-        best_strength = CARD_STRENGTH[best]
-        winners = [c for c in legal if following and CARD_STRENGTH[c] > best_strength]
+        best_strength = STRENGTH[best]
+        winners = [c for c in legal if following and STRENGTH[c] > best_strength]
         if trickless and winners and not has_pig:
             # Secure the one trick we need while it is cheap: a sure win if we have one,
             # otherwise our strongest card (if it is overtaken, we shed a dangerous card).
             sure = [c for c in winners if last_to_play or not unseen & STRONGER[c]]
             if sure:
-                pick = min(sure, key=lambda c: (CARD_POINT[c], -CARD_STRENGTH[c]))
-                if on_table + CARD_POINT[pick] <= (6 if late else 4):
+                pick = min(sure, key=lambda c: (POINTS[c], -STRENGTH[c]))
+                if on_table + POINTS[pick] <= (6 if late else 4):
                     return pick
             elif late or on_table <= 2:
-                return max(winners, key=lambda c: (CARD_POINT[c] < TOP_POINTS, CARD_STRENGTH[c]))
+                return max(winners, key=lambda c: (POINTS[c] < TOP_POINTS, STRENGTH[c]))
         if not following:
             return max(legal, key=danger)  # void: throw what we fear most
-        duckers = [c for c in legal if CARD_STRENGTH[c] < best_strength]
+        duckers = [c for c in legal if STRENGTH[c] < best_strength]
         if duckers:
             if trickless:  # keep the strong cards: we still need them to take a trick
-                return max(duckers, key=lambda c: (c == PIGUGNIN, -CARD_STRENGTH[c]))
-            return max(duckers, key=lambda c: (c == PIGUGNIN, CARD_STRENGTH[c]))  # JS first: someone else takes it
+                return max(duckers, key=lambda c: (c == PIGUGNIN, -STRENGTH[c]))
+            return max(duckers, key=lambda c: (c == PIGUGNIN, STRENGTH[c]))  # JS first: someone else takes it
         if last_to_play:
-            return max(legal, key=lambda c: (c != PIGUGNIN, CARD_STRENGTH[c]))
-        return min(legal, key=lambda c: (c == PIGUGNIN, CARD_STRENGTH[c]))
+            return max(legal, key=lambda c: (c != PIGUGNIN, STRENGTH[c]))
+        return min(legal, key=lambda c: (c == PIGUGNIN, STRENGTH[c]))
 
     def _lead(self, hand: list[int], legal: list[int], trickless: bool, late: bool, unseen: int) -> int:
         """``unseen``: bitmask of the cards neither in our hand nor played."""
         if trickless:
             masters = [c for c in legal if c != PIGUGNIN and not unseen & STRONGER[c]]
             if masters:
-                return min(masters, key=lambda c: (CARD_POINT[c], -CARD_STRENGTH[c]))
-            return max(legal, key=lambda c: (c != PIGUGNIN, CARD_POINT[c] < TOP_POINTS, CARD_STRENGTH[c]))
+                return min(masters, key=lambda c: (POINTS[c], -STRENGTH[c]))
+            return max(legal, key=lambda c: (c != PIGUGNIN, POINTS[c] < TOP_POINTS, STRENGTH[c]))
 
         # Lead low from the suit where a low lead is safest: not our own Pigugnin's suit when
         # we still hold it, and a suit whose lowest card is as weak as possible.
         pig_suit = SUIT[PIGUGNIN] if PIGUGNIN in hand else -1
 
         def lead_key(c: int) -> tuple:
-            return (SUIT[c] == pig_suit, c == PIGUGNIN, CARD_STRENGTH[c], CARD_POINT[c])
+            return (SUIT[c] == pig_suit, c == PIGUGNIN, STRENGTH[c], POINTS[c])
 
         return min(legal, key=lead_key)

@@ -12,11 +12,12 @@ suit code and parse case-insensitively within a deck.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from envs.core.errors import CardCodeError
 
-__all__ = ["Deck", "ITALIAN", "FRENCH", "iter_bits"]
+__all__ = ["Deck", "ITALIAN", "FRENCH", "iter_bits", "with_codes", "CARD", "CARDS", "SEAT_CARDS"]
 
 
 def iter_bits(mask: int) -> Iterator[int]:
@@ -100,3 +101,34 @@ class Deck:
 
 ITALIAN = Deck("italian", "A234567JHK", "CDSB", ("Coppe", "Denari", "Spade", "Bastoni"))
 FRENCH = Deck("french", "789TJQKA", "hdsc", ("Cuori", "Quadri", "Picche", "Fiori"))
+
+
+# -- decode views with card codes ---------------------------------------------------------------
+
+#: How a field of a ``decode`` view holds card ids (the values of a game's ``CARD_FIELDS``):
+#: ``CARD`` one id or None, ``CARDS`` a list of ids, ``SEAT_CARDS`` one list of ids per seat;
+#: an int ``i`` is a list of tuples whose item ``i`` is a card id (e.g. ``(seat, card)``: 1).
+CARD, CARDS, SEAT_CARDS = "card", "cards", "seat_cards"
+
+
+def with_codes(view: dict[str, Any], deck: Deck, card_fields: Mapping[str, str | int]) -> dict[str, Any]:
+    """A copy of a ``decode`` view with every card id of ``card_fields`` replaced by its code.
+
+    Fields missing from ``view`` are skipped (e.g. ``legal`` without a mask); every other field
+    is kept as it is. ``decode(obs, codes=True)`` of each game is this over its ``CARD_FIELDS``.
+    """
+    codes = deck.codes
+    out = dict(view)
+    for key, kind in card_fields.items():
+        if key not in out:
+            continue
+        value = out[key]
+        if kind == CARD:
+            out[key] = None if value is None else codes[value]
+        elif kind == CARDS:
+            out[key] = [codes[c] for c in value]
+        elif kind == SEAT_CARDS:
+            out[key] = [[codes[c] for c in row] for row in value]
+        else:
+            out[key] = [(*t[:kind], codes[t[kind]], *t[kind + 1 :]) for t in value]
+    return out

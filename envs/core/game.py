@@ -15,7 +15,7 @@ Engine calls, in the order the environment makes them:
 | ``legal_mask(state)``                | int bitmask            | bit ``a`` set iff action ``a`` is legal                |
 | ``apply(state, action)``             | ``None`` or list       | per-seat rewards when something was scored             |
 | ``is_over(state)`` / ``is_truncated``| bool                   | episode end                                            |
-| ``result(state)``                    | dict                   | the episode record placed in every agent's info        |
+| ``result(state)``                    | dict                   | the episode record placed in every agent's info (with ``"result_version": RESULT_VERSION``) |
 | ``render(state, seat)``              | str                    | what ``seat`` may see                                  |
 """
 
@@ -27,12 +27,16 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.cards import Deck
+from envs.core.cards import Deck, iter_bits
 from envs.core.errors import DealError
 from envs.core.flags import Flag, resolve_flags
 from envs.core.layout import ObsLayout
 
-__all__ = ["CardGame", "Observer", "check_options", "parse_seat", "parse_hands"]
+__all__ = ["CardGame", "Observer", "RESULT_VERSION", "check_options", "parse_seat", "parse_hands"]
+
+#: ``info["result"]["result_version"]`` of every game. Version 2: the keys the three games share
+#: have one name (``hand_no`` per hand, ``game_no`` per game, ``tricks`` per seat, ``busche_paid``).
+RESULT_VERSION = 2
 
 
 class CardGame:
@@ -90,12 +94,7 @@ class CardGame:
 
     def legal_actions(self, state: Any) -> list[int]:
         """Legal action ids as a sorted list (convenience; the env uses the bitmask)."""
-        mask, out = self.legal_mask(state), []
-        while mask:
-            low = mask & -mask
-            out.append(low.bit_length() - 1)
-            mask ^= low
-        return out
+        return list(iter_bits(self.legal_mask(state)))
 
 
 class Observer:
@@ -104,6 +103,14 @@ class Observer:
     ``reset`` rebuilds the absolute buffer from the state (used at reset and whenever a new
     hand starts); ``update`` applies the change made by one action. ``observe`` is a single
     gather. Tests check that ``update`` always agrees with a full ``reset``.
+
+    The one style of the three games: each observation module resolves the flat absolute
+    offset of every field once (``O_HAND = LAYOUT.abs_offset("hand")``), and the observer
+    writes single values through ``self._mv[O_HAND + 40 * seat + card] = 1.0`` and clears
+    ranges through ``self.buf[a:b] = 0.0``. ``_mv`` is a memoryview of ``buf``: a scalar
+    write through it costs about half a NumPy item write, and it stores the same float32.
+    No NumPy view of the buffer is kept (a view would go on pointing into the original's
+    buffer after ``copy.deepcopy`` or pickling); ``_mv`` is rebuilt by ``__setstate__``.
     """
 
     layout: ObsLayout
@@ -113,6 +120,18 @@ class Observer:
     def __init__(self, game: CardGame):
         self.game = game
         self.buf = self.layout.new_buffer()
+        self._mv = memoryview(self.buf)
+
+    # A copy or an unpickled observer gets a memoryview of its own buffer (memoryviews cannot
+    # be pickled, and a copied one would still point into the original's buffer).
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_mv"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._mv = memoryview(self.buf)
 
     def reset(self, state: Any) -> None:
         raise NotImplementedError

@@ -104,6 +104,15 @@ class ObsLayout:
     def new_buffer(self) -> np.ndarray:
         return np.zeros(self.abs_size, dtype=np.float32)
 
+    def abs_offset(self, name: str) -> int:
+        """Flat offset of a field in the absolute buffer (values in C order from there).
+
+        A private field stores one row per seat: seat ``p``'s row starts ``p * size`` later.
+        Observers resolve these once into module constants (``O_HAND = LAYOUT.abs_offset("hand")``)
+        and write single values through them on the hot path.
+        """
+        return self.fields[name].abs_offset
+
     def abs_view(self, buf: np.ndarray, name: str) -> np.ndarray:
         """Writable view of a field in the absolute buffer (private fields get a leading seat axis)."""
         f = self.fields[name]

@@ -19,7 +19,8 @@ top scorer when nobody reaches 12, extra busche for equal scores, a special rule
 takes no trick, and one busca for the Pigugnìn taker in every hand, who also deals next. Busche
 accumulate over the hands until two players have reached 10 (they lose) or one reaches 20 alone
 (sole loser); the two non-losers with the fewest busche win, the others draw. A player who
-takes every trick of a hand (cappotto) is the sole winner.
+takes every trick of a hand (cappotto) is the sole winner. The rule codes cited here and in
+the code (§5.2 for a section, D1..D13 for a decision) refer to `docs/rules/pigugnin.md`.
 
 ```python
 import numpy as np
@@ -40,21 +41,7 @@ Every rule variant of the spec's appendix is a keyword of `env()`, with the spec
 default; `episode` and `outcome_reward` set the RL framing. An unknown flag or a value outside
 the allowed set raises `ConfigError` naming the key and the allowed values.
 
-| flag | default | allowed | meaning |
-|---|---|---|---|
-| `num_players` | `4` | 4, 5 | number of players: 10 cards each with 4, 8 with 5 (§1.2) |
-| `first_dealer` | `'random'` | 'random' or a seat number 0..num_players-1 | dealer of hand 1: uniform from the env RNG, or a fixed seat (D1) |
-| `first_hand_leader` | `'right_of_dealer'` | 'right_of_dealer', 'holder_7D' | who leads the first trick of hand 1: the dealer's right, or the holder of 7D (D1b) |
-| `pigugnin_first_trick_restriction` | `False` | False, True | JS may not be played to the first trick of a hand unless Spade was led and it is the only Spade (D11) |
-| `tie_penalty_scope` | `'any_score'` | 'any_score', 'paying_scores_only' | tie penalty for equal hand points at any score, or only for scores >= 12 (D5) |
-| `top_scorer_tie_policy` | `'all_pay'` | 'all_pay', 'none_pay' | when nobody reaches 12 and the top score is shared: all tied top scorers pay 1, or none (D4) |
-| `cappotto_others_outcome` | `'lose'` | 'lose', 'standard' | after a cappotto the others all lose, or are ranked by the usual rules with wins turned into draws (D6) |
-| `multi_loser_policy` | `'all_reached'` | 'all_reached', 'top_two' | when 3+ players have reached loss_threshold: all of them lose, or only the two highest totals (D8) |
-| `winner_boundary_tie` | `'draw'` | 'draw', 'win' | non-losers tied for the second winner slot draw, or all win (D9) |
-| `loss_threshold` | `10` | an int >= 1 | busche total at which a player has lost (once a second player reaches it) (§5.1) |
-| `sole_loss_threshold` | `20` | an int >= 1 (and >= loss_threshold) | busche total at which a player loses alone (§5.1); must be >= loss_threshold |
-| `episode` | `'game'` | 'game', 'hand' | an episode is a whole game (busche accumulate until it ends) or one hand |
-| `outcome_reward` | `{'win': 0, 'draw': 0, 'lose': 0}` | a dict with keys from 'win', 'draw', 'lose', 'annulled' and finite int/float values | reward added to each agent when the game ends, by its result; keys win, draw, lose (missing ones count 0) and optional annulled (default: the draw value) |
+{{flags_table}}
 
 ## Observation
 
@@ -63,23 +50,12 @@ relative seat `r` is absolute seat `(observer + r) % N`, so the observer is alwa
 1 plays right after it. Only the observer's own hand is private; everything else is public
 history (§5.4). Index table for N = 4 (with 5 players every seat axis has 5 rows, same order):
 
-| slice | field | shape | kind | meaning |
-|---|---|---|---|---|
-| 0:40 | `hand` | (40,) | private | 1 for each card id in the observer's own hand |
-| 40:200 | `played` | (4, 40) | seat | cards each relative seat has played this hand (tricks in progress included) |
-| 200:360 | `trick` | (4, 40) | seat | the trick in progress: the card each relative seat has put in it |
-| 360:364 | `trick_leader` | (4,) | seat | one-hot: who led (or is to lead) the trick in progress |
-| 364:524 | `captured` | (4, 40) | seat | cards in each relative seat's captured pile this hand |
-| 524:528 | `tricks_won` | (4,) | seat | tricks taken this hand / cards per hand (10 or 8) |
-| 528:532 | `points` | (4,) | seat | card points taken this hand / 35 (last-trick bonus added when the hand ends) |
-| 532:536 | `pig_holder` | (4,) | seat | one-hot: who captured the Pigugnìn (JS) this hand; zeros until then |
-| 536:540 | `busche` | (4,) | seat | busche totals of the game / 10 |
-| 540:544 | `dealer` | (4,) | seat | one-hot: the dealer of this hand |
-| 544:546 | `num_players` | (2,) | public | one-hot: [4 players, 5 players] |
+{{observation_table}}
 
 Values are in [0, 1] except `busche` (the space's upper bound is
 `(sole_loss_threshold - 1 + 17) / 10`). `envs.pigugnin.observation.decode(obs)` turns an
-observation back into card ids and integers (relative seats), for heuristic agents.
+observation back into card ids and integers (relative seats), for heuristic agents;
+`decode(obs, codes=True)` shows card codes instead.
 
 ## Actions
 
@@ -108,10 +84,10 @@ result; an annulled game pays `outcome_reward.get("annulled", draw)`).
   Each reset starts a fresh hand (dealer from `first_dealer`/the option, not from the last
   episode's Pigugnìn taker).
 
-At the end every agent's `info["result"]` holds: `hands` (one record per hand:
-`hand_no`, `dealer`, `first_leader`, `deal` (card ids per seat), `trick_history` (`[leader, cards in
-play order, winner]` per trick), `points`, `tricks_won` (alias `tricks`), `busche_delta` (alias
-`busche_paid`),
+At the end every agent's `info["result"]` holds: `result_version` (version 2: unified keys
+hand_no, game_no, tricks, busche_paid), `hands` (one record per hand: `hand_no`, `dealer`,
+`first_leader`, `deal` (card ids per seat), `trick_history` (`[leader, cards in play order,
+winner]` per trick), `points`, `tricks` (per seat), `busche_paid` (per seat, this hand),
 `busche_total`, `pig_taker`, `cappotto`, `cappotto_maker`), `busche` (final totals),
 `game_over`, `outcome` (per seat `"win"`/`"draw"`/`"lose"`, or `"annulled"` for every seat;
 `None` in a hand episode that would not end the game), `reason` (`"losers"`, `"sole_loser"`,
@@ -166,11 +142,14 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.aec import CardGameEnv
+from envs.core.docs import fill_tables
+from envs.core.flags import flags_table
 from envs.core.wrappers import OrderEnforcingWrapper
-from envs.pigugnin.game import PigugninGame
-from envs.pigugnin.observation import PigugninObserver
+from envs.pigugnin.game import FLAGS, PigugninGame
+from envs.pigugnin.observation import LAYOUTS, PigugninObserver
 
 __all__ = ["raw_env", "env"]
+__doc__ = fill_tables(__doc__, flags_table=flags_table(FLAGS), observation_table=LAYOUTS[4].table())
 
 
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming)
@@ -185,5 +164,5 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming)
 
 
 def env(render_mode: str | None = None, **flags: Any) -> OrderEnforcingWrapper:
-    """``raw_env(**flags)`` in PettingZoo's order-enforcing wrapper (see the module docstring)."""
+    """`raw_env(**flags)` in PettingZoo's order-enforcing wrapper (see the module docstring)."""
     return OrderEnforcingWrapper(raw_env(render_mode=render_mode, **flags))

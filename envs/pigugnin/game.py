@@ -1,16 +1,16 @@
 """Pigugnìn (Busca Reggiana): the pure rules engine.
 
-Follows ``docs/rules/pigugnin.md`` (section numbers below refer to it). The engine is a set
-of methods over a plain ``__slots__`` state of ints, int bitmasks and small lists; it never
-calls agents and draws randomness only from the ``np.random.Generator`` kept in the state.
+The rules are `docs/rules/pigugnin.md`; the codes cited in this package (§5.2 for its
+sections, D1..D13 for its decisions) refer to that file. The engine is a set of methods over a
+plain `__slots__` state of ints, int bitmasks and small lists; it never calls agents and draws
+randomness only from the `np.random.Generator` kept in the state.
 
-Phases (§2.2) are an explicit enum. Only ``TRICK_PLAY`` has an actor; ``HAND_SETUP``,
-``HAND_SCORING`` and ``GAME_CHECK`` are engine transitions run inside ``apply`` when the last
-card of a hand is played, so between calls the state is either in ``TRICK_PLAY`` or in
-``GAME_OVER``.
+Phases (§2.2) are the `Phase` enum. Only `TRICK_PLAY` has an actor; `HAND_SETUP`,
+`HAND_SCORING` and `GAME_CHECK` are engine transitions run inside `apply` when the last card
+of a hand is played, so between calls the state is either in `TRICK_PLAY` or in `GAME_OVER`.
 
 Pure scoring helpers, usable without a state (the worked examples 6.1-6.12 and 6.16-6.26 test
-them directly): ``busche_for_points``, ``score_hand`` and ``game_outcome``.
+them directly): `busche_for_points`, `score_hand` and `game_outcome`.
 """
 
 from __future__ import annotations
@@ -24,17 +24,26 @@ import numpy as np
 from envs.core.cards import ITALIAN, iter_bits
 from envs.core.errors import ConfigError, DealError
 from envs.core.flags import Flag, int_range, real_number, seat_or_random
-from envs.core.game import CardGame, check_options, parse_hands, parse_seat
+from envs.core.game import RESULT_VERSION, CardGame, check_options, parse_hands, parse_seat
 from envs.core.trick import card_strengths, trick_winner
 
 __all__ = [
     "Phase",
+    "PHASE_NAMES",
+    "GAME_START",
+    "HAND_SETUP",
+    "TRICK_PLAY",
+    "HAND_SCORING",
+    "GAME_CHECK",
+    "GAME_OVER",
     "PigugninGame",
     "PigugninState",
     "FLAGS",
     "PIGUGNIN",
+    "RANK_STRENGTH",
+    "RANK_POINTS",
     "STRENGTH",
-    "CARD_POINTS",
+    "POINTS",
     "LAST_TRICK_BONUS",
     "POINTS_TO_BUSCHE",
     "busche_for_points",
@@ -52,16 +61,17 @@ DECK = ITALIAN
 PIGUGNIN = 27  # the Jack of Spade, code JS (§1.1)
 SEVEN_OF_DENARI = 16  # 7D, for first_hand_leader="holder_7D"
 #: capture strength per rank index (A 2 3 4 5 6 7 J H K), 9 = strongest (§1.1)
-STRENGTH = (7, 8, 9, 0, 1, 2, 3, 4, 5, 6)
+RANK_STRENGTH = (7, 8, 9, 0, 1, 2, 3, 4, 5, 6)
 #: card points per rank index (§4.1)
-CARD_POINTS = (3, 1, 1, 0, 0, 0, 0, 1, 1, 1)
+RANK_POINTS = (3, 1, 1, 0, 0, 0, 0, 1, 1, 1)
+#: the same two tables per card id
+STRENGTH = card_strengths(RANK_STRENGTH, DECK.num_suits)
+POINTS = card_strengths(RANK_POINTS, DECK.num_suits)
 LAST_TRICK_BONUS = 3
 HAND_TOTAL = 35
 
 _SUIT = DECK.suit_of
 _SUIT_MASK = DECK.suit_mask
-_CARD_STRENGTH = card_strengths(STRENGTH, DECK.num_suits)
-_CARD_POINTS = card_strengths(CARD_POINTS, DECK.num_suits)
 _PIG_BIT = 1 << PIGUGNIN
 _SPADE = _SUIT[PIGUGNIN]
 
@@ -80,17 +90,17 @@ POINTS_TO_BUSCHE = tuple(busche_for_points(p) for p in range(HAND_TOTAL + 1))
 
 
 def tie_penalty(k: int) -> int:
-    """TIE_PENALTY: each of ``k`` players on the same hand points pays ``k - 1`` (§4.2)."""
+    """TIE_PENALTY: each of `k` players on the same hand points pays `k - 1` (§4.2)."""
     return k - 1 if k >= 2 else 0
 
 
 def no_trick_penalty(k: int) -> int:
-    """NO_TRICK_PENALTY: each of ``k`` trickless players pays ``k + 1`` (§4.2)."""
+    """NO_TRICK_PENALTY: each of `k` trickless players pays `k + 1` (§4.2)."""
     return k + 1 if k >= 1 else 0
 
 
 class Phase(IntEnum):
-    """The states of §2.2 (only ``TRICK_PLAY`` has an actor)."""
+    """The states of §2.2 (only `TRICK_PLAY` has an actor)."""
 
     GAME_START = 0
     HAND_SETUP = 1
@@ -100,9 +110,10 @@ class Phase(IntEnum):
     GAME_OVER = 5
 
 
-# Plain ints on the hot path (IntEnum comparisons are several times slower).
-_TRICK_PLAY = int(Phase.TRICK_PLAY)
-_GAME_OVER = int(Phase.GAME_OVER)
+# Plain ints on the hot path (IntEnum comparisons are several times slower); the state
+# stores these ints.
+GAME_START, HAND_SETUP, TRICK_PLAY, HAND_SCORING, GAME_CHECK, GAME_OVER = (int(p) for p in Phase)
+PHASE_NAMES = tuple(p.name for p in Phase)
 
 WIN, DRAW, LOSE, ANNULLED = "win", "draw", "lose", "annulled"
 _OUTCOME_KEYS = (WIN, DRAW, LOSE, ANNULLED)
@@ -117,7 +128,7 @@ def score_hand(
 ) -> tuple[list[int], bool]:
     """Busche paid by each seat for one hand, and whether it was a cappotto (§4.3).
 
-    ``points`` include the last-trick bonus; ``pig_taker`` is the seat that captured JS.
+    `points` include the last-trick bonus; `pig_taker` is the seat that captured JS.
     """
     n = len(points)
     delta = [0] * n
@@ -150,7 +161,7 @@ def score_hand(
 
 
 def _losers(totals: Sequence[int], seats: Sequence[int], loss: int, sole: int, multi: str) -> list[int] | None:
-    """Rule 3 of §5.2 over ``seats``: the losing seats, or None when rule 3 decides nothing."""
+    """Rule 3 of §5.2 over `seats`: the losing seats, or None when rule 3 decides nothing."""
     reached = [s for s in seats if totals[s] >= loss]
     if len(reached) >= 2:
         if multi == "top_two" and len(reached) > 2:
@@ -188,12 +199,12 @@ def game_outcome(
     winner_boundary_tie: str = "draw",
     cappotto_others_outcome: str = "lose",
 ) -> tuple[list[str] | None, str | None]:
-    """The end-of-game check of §5.2 after a hand: ``(outcome per seat, reason)`` or ``(None, None)``.
+    """The end-of-game check of §5.2 after a hand: `(outcome per seat, reason)` or `(None, None)`.
 
-    ``totals`` are the busche totals after the hand; ``cappotto_maker`` is the seat that took
-    every trick of that hand (-1 if none). Reasons: ``"cappotto"``, ``"annulled"``,
-    ``"losers"`` (two or more reached ``loss_threshold``), ``"sole_loser"`` (one reached
-    ``sole_loss_threshold``), ``"all_draw"`` (rule 5; reported as annulled).
+    `totals` are the busche totals after the hand; `cappotto_maker` is the seat that took
+    every trick of that hand (-1 if none). Reasons: `"cappotto"`, `"annulled"`,
+    `"losers"` (two or more reached `loss_threshold`), `"sole_loser"` (one reached
+    `sole_loss_threshold`), `"all_draw"` (rule 5; reported as annulled).
     """
     n = len(totals)
     if cappotto_maker >= 0:
@@ -224,7 +235,7 @@ def game_outcome(
 
 
 class _OutcomeReward:
-    """Predicate of ``outcome_reward``: a dict from outcome names to finite numbers (stored as Python numbers)."""
+    """Predicate of `outcome_reward`: a dict from outcome names to finite numbers (stored as Python numbers)."""
 
     _number = real_number()
 
@@ -351,7 +362,7 @@ class PigugninState:
 
     def __init__(self) -> None:
         self.rng: np.random.Generator | None = None
-        self.phase = int(Phase.GAME_START)
+        self.phase = GAME_START
         self.hand_no = 0
         self.dealer = 0
         self.leader = 0  # the seat that led (or is to lead) the trick in progress
@@ -375,7 +386,7 @@ class PigugninState:
 class PigugninGame(CardGame):
     """Rules engine of Pigugnìn (40 action ids = card ids)."""
 
-    name = "pigugnin"
+    name = "pigugnin_v0"
     deck = DECK
     num_actions = 40
     FLAGS = FLAGS
@@ -387,12 +398,12 @@ class PigugninGame(CardGame):
         n = self.num_players
         if f["first_dealer"] != "random" and f["first_dealer"] >= n:
             raise ConfigError(
-                f"pigugnin: invalid value {f['first_dealer']!r} for flag 'first_dealer'; "
+                f"{self.name}: invalid value {f['first_dealer']!r} for flag 'first_dealer'; "
                 f"allowed: 'random' or a seat number 0..{n - 1}"
             )
         if f["sole_loss_threshold"] < f["loss_threshold"]:
             raise ConfigError(
-                f"pigugnin: invalid value {f['sole_loss_threshold']!r} for flag 'sole_loss_threshold'; "
+                f"{self.name}: invalid value {f['sole_loss_threshold']!r} for flag 'sole_loss_threshold'; "
                 f"allowed: an int >= loss_threshold ({f['loss_threshold']})"
             )
         reward = dict(f["outcome_reward"])
@@ -419,7 +430,7 @@ class PigugninGame(CardGame):
 
     # -- setup --------------------------------------------------------------------------
     def parse_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Validate ``reset`` options: ``dealer`` (seat), ``hands`` (one list per seat), ``busche``."""
+        """Validate `reset` options: `dealer` (seat), `hands` (one list per seat), `busche`."""
         opts = check_options(options, self.OPTION_KEYS, self.name)
         n = self.num_players
         setup: dict[str, Any] = {}
@@ -436,18 +447,18 @@ class PigugninGame(CardGame):
         n = self.num_players
         if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != n:
             raise DealError(
-                f"pigugnin: option 'busche' must be a list of {n} busche totals (one per seat); got {value!r}"
+                f"{self.name}: option 'busche' must be a list of {n} busche totals (one per seat); got {value!r}"
             )
         totals = []
         for seat, v in enumerate(value):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise DealError(f"pigugnin: option 'busche', seat {seat}: expected an int >= 0; got {v!r}")
+                raise DealError(f"{self.name}: option 'busche', seat {seat}: expected an int >= 0; got {v!r}")
             totals.append(int(v))
         outcome, reason = game_outcome(totals, **self._outcome_kwargs)
         if outcome is not None:
             loss, sole = self.flags["loss_threshold"], self.flags["sole_loss_threshold"]
             raise DealError(
-                f"pigugnin: option 'busche' {totals} would already have ended the game ({reason}); allowed: "
+                f"{self.name}: option 'busche' {totals} would already have ended the game ({reason}); allowed: "
                 f"at most one total >= loss_threshold ({loss}), and that one below sole_loss_threshold ({sole})"
             )
         return totals
@@ -461,20 +472,20 @@ class PigugninGame(CardGame):
         if dealer is None:
             first = self.flags["first_dealer"]
             dealer = int(rng.integers(n)) if first == "random" else first
-        self._start_hand(s, dealer, setup.get("hands"))
+        self._new_hand(s, dealer, setup.get("hands"))
         if self.flags["first_hand_leader"] == "holder_7D":
             holder = next(p for p in range(n) if s.hands[p] >> SEVEN_OF_DENARI & 1)
             s.dealer = (holder - 1) % n
             s.leader = s.to_act = holder
         return s
 
-    def _start_hand(self, s: PigugninState, dealer: int, hands: list[list[int]] | None) -> None:
+    def _new_hand(self, s: PigugninState, dealer: int, hands: list[list[int]] | None) -> None:
         """HAND_SETUP (§2.2): deal one card at a time from the dealer's right (D2)."""
         n = self.num_players
         if hands is None:
             order = s.rng.permutation(40).tolist()
             hands = [order[(p - dealer - 1) % n :: n] for p in range(n)]
-        s.phase = _TRICK_PLAY
+        s.phase = TRICK_PLAY
         s.hand_no += 1
         s.dealer = dealer
         s.leader = s.to_act = (dealer + 1) % n
@@ -497,11 +508,11 @@ class PigugninGame(CardGame):
 
     # -- play ---------------------------------------------------------------------------
     def current_player(self, s: PigugninState) -> int:
-        return s.to_act if s.phase == _TRICK_PLAY else -1
+        return s.to_act if s.phase == TRICK_PLAY else -1
 
     def legal_mask(self, s: PigugninState) -> int:
         """§2.3: follow the led suit when possible, otherwise any card (plus D11 when enabled)."""
-        if s.phase != _TRICK_PLAY:
+        if s.phase != TRICK_PLAY:
             return 0
         hand = s.hands[s.to_act]
         if s.trick:
@@ -516,7 +527,7 @@ class PigugninGame(CardGame):
         return mask
 
     def apply(self, s: PigugninState, card: int) -> list | None:
-        """Play ``card`` (assumed legal: the env checks the mask). Returns rewards at a hand's end."""
+        """Play `card` (assumed legal: the env checks the mask). Returns rewards at a hand's end."""
         seat = s.to_act
         bit = 1 << card
         s.hands[seat] ^= bit
@@ -528,12 +539,12 @@ class PigugninGame(CardGame):
             s.to_act = seat + 1 if seat + 1 < n else 0
             return None
         # Resolve the trick (§3): the strongest card of the led suit wins, no trumps.
-        winner = (s.leader + trick_winner(trick, _SUIT, _CARD_STRENGTH)) % n
+        winner = (s.leader + trick_winner(trick, _SUIT, STRENGTH)) % n
         taken = 0
         pts = 0
         for c in trick:
             taken |= 1 << c
-            pts += _CARD_POINTS[c]
+            pts += POINTS[c]
         s.captured[winner] |= taken
         s.tricks_won[winner] += 1
         s.points[winner] += pts
@@ -552,7 +563,7 @@ class PigugninGame(CardGame):
         """HAND_SCORING and GAME_CHECK (§4.3, §5.2); deals the next hand if the game goes on."""
         n = self.num_players
         f = self.flags
-        s.phase = int(Phase.HAND_SCORING)
+        s.phase = HAND_SCORING
         delta, cappotto = score_hand(
             s.points, s.tricks_won, s.pig_taker, f["tie_penalty_scope"], f["top_scorer_tie_policy"]
         )
@@ -568,39 +579,38 @@ class PigugninGame(CardGame):
                 "deal": s.deal,
                 "trick_history": [[lead, list(cards), win] for lead, cards, win in s.trick_log],
                 "points": list(s.points),
-                "tricks_won": list(s.tricks_won),
-                "tricks": list(s.tricks_won),  # the issue's name for the same per-seat counts
-                "busche_delta": delta,
-                "busche_paid": list(delta),  # the issue's name for the same per-seat busche
+                "tricks": list(s.tricks_won),
+                "busche_paid": delta,
                 "busche_total": list(busche),
                 "pig_taker": s.pig_taker,
                 "cappotto": cappotto,
                 "cappotto_maker": maker if cappotto else None,
             }
         )
-        s.phase = int(Phase.GAME_CHECK)
+        s.phase = GAME_CHECK
         outcome, reason = game_outcome(busche, maker, **self._outcome_kwargs)
         rewards = [-d for d in delta]
         if outcome is not None:
             s.outcome, s.reason = outcome, reason
             table = self.outcome_reward
             rewards = [r + table[o] for r, o in zip(rewards, outcome, strict=True)]
-            s.phase = _GAME_OVER
+            s.phase = GAME_OVER
         elif self._hand_episode:
-            s.phase = _GAME_OVER
+            s.phase = GAME_OVER
         else:
-            s.phase = int(Phase.HAND_SETUP)
-            self._start_hand(s, s.pig_taker, None)  # the Pigugnìn taker deals next (§1.3)
+            s.phase = HAND_SETUP
+            self._new_hand(s, s.pig_taker, None)  # the Pigugnìn taker deals next (§1.3)
         return rewards
 
     def is_over(self, s: PigugninState) -> bool:
-        return s.phase == _GAME_OVER
+        return s.phase == GAME_OVER
 
     # -- reporting ----------------------------------------------------------------------
     def result(self, s: PigugninState) -> dict[str, Any]:
         """The episode record placed in every agent's info at the end (see env.py)."""
         outcome = s.outcome
         return {
+            "result_version": RESULT_VERSION,
             "num_players": self.num_players,
             "episode": self.flags["episode"],
             "hands": s.records,
@@ -620,7 +630,7 @@ class PigugninGame(CardGame):
         n = self.num_players
         codes = DECK.codes
         lines = [f"Pigugnin, {n} players, hand {s.hand_no}, dealer player_{s.dealer}"]
-        if s.phase == _GAME_OVER:
+        if s.phase == GAME_OVER:
             if s.outcome is None:
                 lines.append("hand over (episode='hand'): the game would go on")
             else:
@@ -639,7 +649,7 @@ class PigugninGame(CardGame):
         if s.trick:
             shown = [f"player_{(s.leader + i) % n}:{codes[c]}" for i, c in enumerate(s.trick)]
             lines.append("trick: " + " ".join(shown))
-        elif s.trick_log and s.phase == _TRICK_PLAY:
+        elif s.trick_log and s.phase == TRICK_PLAY:
             lead, cards, win = s.trick_log[-1]
             shown = [f"player_{(lead + i) % n}:{codes[c]}" for i, c in enumerate(cards)]
             lines.append("last trick: " + " ".join(shown) + f" -> player_{win}")

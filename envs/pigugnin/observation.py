@@ -1,29 +1,19 @@
-"""Pigugnìn observation encoding: layout, incremental ``Observer`` and a readable ``decode``.
+"""Pigugnìn observation encoding: layout, incremental `Observer` and a readable `decode`.
 
-Every seat axis is relative: relative seat ``r`` is absolute seat ``(observer + r) % N``, so
+Every seat axis is relative: relative seat `r` is absolute seat `(observer + r) % N`, so
 the observer is always relative seat 0 and relative seat 1 plays right after it. The shape is
-fixed per ``num_players``: 546 floats with 4 players, 672 with 5 (``42 + 126 * N``). All
-values are in ``[0, 1]`` except ``busche`` (totals / 10, which can exceed 1).
+fixed per `num_players`: 546 floats with 4 players, 672 with 5 (`42 + 126 * N`). All
+values are in `[0, 1]` except `busche` (totals / 10, which can exceed 1).
 
 Index table for N = 4 (for N = 5 every seat axis has 5 rows; the order of the fields is the same):
 
-| slice | field | shape | kind | meaning |
-|---|---|---|---|---|
-| 0:40 | `hand` | (40,) | private | 1 for each card id in the observer's own hand |
-| 40:200 | `played` | (4, 40) | seat | cards each relative seat has played this hand (tricks in progress included) |
-| 200:360 | `trick` | (4, 40) | seat | the trick in progress: the card each relative seat has put in it |
-| 360:364 | `trick_leader` | (4,) | seat | one-hot: who led (or is to lead) the trick in progress |
-| 364:524 | `captured` | (4, 40) | seat | cards in each relative seat's captured pile this hand |
-| 524:528 | `tricks_won` | (4,) | seat | tricks taken this hand / cards per hand (10 or 8) |
-| 528:532 | `points` | (4,) | seat | card points taken this hand / 35 (last-trick bonus added when the hand ends) |
-| 532:536 | `pig_holder` | (4,) | seat | one-hot: who captured the Pigugnìn (JS) this hand; zeros until then |
-| 536:540 | `busche` | (4,) | seat | busche totals of the game / 10 |
-| 540:544 | `dealer` | (4,) | seat | one-hot: the dealer of this hand |
-| 544:546 | `num_players` | (2,) | public | one-hot: [4 players, 5 players] |
+{{observation_table}}
 
-In ``episode="game"`` the per-hand fields restart when the next hand is dealt; the final
+In `episode="game"` the per-hand fields restart when the next hand is dealt; the final
 observation of an episode shows the last hand complete (points with the last-trick bonus)
-and the busche totals after it.
+and the busche totals after it. `decode(obs)` turns one observation back into a readable
+dict with card ids (relative seats); `decode(obs, codes=True)` gives the same dict with card
+codes such as `"JS"` for people.
 """
 
 from __future__ import annotations
@@ -32,11 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.cards import CARDS, SEAT_CARDS, iter_bits, with_codes
+from envs.core.docs import fill_tables
 from envs.core.game import Observer
 from envs.core.layout import ObsLayout, first_hit, row_hits
-from envs.pigugnin.game import HAND_TOTAL, PigugninGame, PigugninState
+from envs.pigugnin.game import DECK, HAND_TOTAL, PIGUGNIN, PigugninGame, PigugninState
 
-__all__ = ["make_layout", "LAYOUTS", "PigugninObserver", "decode", "BUSCHE_SCALE", "MAX_HAND_BUSCHE"]
+__all__ = ["make_layout", "LAYOUTS", "PigugninObserver", "decode", "CARD_FIELDS", "BUSCHE_SCALE", "MAX_HAND_BUSCHE"]
 
 BUSCHE_SCALE = 10.0
 #: the most busche one seat can pay in one hand: 35 points -> 16, +1 for the Pigugnìn
@@ -61,6 +53,15 @@ def make_layout(n: int) -> ObsLayout:
 
 LAYOUTS = {4: make_layout(4), 5: make_layout(5)}
 _BY_SIZE = {lay.obs_size: lay for lay in LAYOUTS.values()}
+__doc__ = fill_tables(__doc__, observation_table=LAYOUTS[4].table())
+
+# Flat absolute offsets, resolved once. They depend on the player count (a private field has a
+# row per seat), so each is a dict by player count; the observer binds those of its own.
+O_HAND, O_PLAYED, O_TRICK, O_LEADER, O_CAPTURED, O_TRICKS, O_POINTS, O_PIG, O_BUSCHE, O_DEALER, O_NUM_PLAYERS = (
+    {n: lay.abs_offset(f) for n, lay in LAYOUTS.items()}
+    for f in ("hand", "played", "trick", "trick_leader", "captured", "tricks_won", "points", "pig_holder", "busche",
+              "dealer", "num_players")
+)
 
 
 class PigugninObserver(Observer):
@@ -72,46 +73,47 @@ class PigugninObserver(Observer):
         super().__init__(game)
         self.n = n
         self.hand_size = game.hand_size
-        lay = self.layout
         self.obs_high = max(1.0, (game.flags["sole_loss_threshold"] - 1 + MAX_HAND_BUSCHE) / BUSCHE_SCALE)
-        self._off = {name: f.abs_offset for name, f in lay.fields.items()}
-        # The three per-card fields written on every step, as plain ints (hot path).
-        self._o_hand, self._o_played, self._o_trick = self._off["hand"], self._off["played"], self._off["trick"]
+        # The offsets of this player count, as plain ints (hot path).
+        self._o_hand, self._o_played, self._o_trick, self._o_leader, self._o_captured = (
+            O_HAND[n], O_PLAYED[n], O_TRICK[n], O_LEADER[n], O_CAPTURED[n])
+        self._o_tricks, self._o_points, self._o_pig = O_TRICKS[n], O_POINTS[n], O_PIG[n]
         self._hand_no = -1
-        # Only the buffer and plain ints are kept, never a view of the buffer: a view would go
-        # on pointing into the original's buffer after ``copy.deepcopy`` or pickling.
 
-    # The layout is a module constant (``LAYOUTS[n]``): copies share it and pickles name it by ``n``.
+    # The layout is a module constant (`LAYOUTS[n]`): copies share it and pickles name it by `n`.
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
+        state = super().__getstate__()
         del state["layout"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        super().__setstate__(state)
         self.layout = LAYOUTS[self.n]
 
     def reset(self, s: PigugninState) -> None:
         n = self.n
         buf = self.buf
-        buf[:] = 0.0
-        off = self._off
+        buf.fill(0.0)
+        b = self._mv
         for p in range(n):
-            for name, cards in (("hand", s.hands[p]), ("played", s.played[p]), ("captured", s.captured[p])):
-                base = off[name] + 40 * p
-                for c in _bits(cards):
-                    buf[base + c] = 1.0
+            for base, cards in (
+                (O_HAND[n] + 40 * p, s.hands[p]), (O_PLAYED[n] + 40 * p, s.played[p]),
+                (O_CAPTURED[n] + 40 * p, s.captured[p]),
+            ):
+                for c in iter_bits(cards):
+                    b[base + c] = 1.0
         for i, c in enumerate(s.trick):
-            buf[off["trick"] + 40 * ((s.leader + i) % n) + c] = 1.0
-        buf[off["trick_leader"] + s.leader] = 1.0
-        for name, values, scale in (
-            ("tricks_won", s.tricks_won, self.hand_size), ("points", s.points, HAND_TOTAL), ("busche", s.busche, BUSCHE_SCALE)
+            b[O_TRICK[n] + 40 * ((s.leader + i) % n) + c] = 1.0
+        b[O_LEADER[n] + s.leader] = 1.0
+        for off, values, scale in (
+            (O_TRICKS[n], s.tricks_won, self.hand_size), (O_POINTS[n], s.points, HAND_TOTAL),
+            (O_BUSCHE[n], s.busche, BUSCHE_SCALE),
         ):
-            buf[off[name] : off[name] + n] = np.asarray(values, dtype=np.float32) / scale
+            buf[off : off + n] = np.asarray(values, dtype=np.float32) / scale
         if s.pig_taker >= 0:
-            buf[off["pig_holder"] + s.pig_taker] = 1.0
-        buf[off["dealer"] + s.dealer] = 1.0
-        buf[off["num_players"] + n - 4] = 1.0
+            b[O_PIG[n] + s.pig_taker] = 1.0
+        b[O_DEALER[n] + s.dealer] = 1.0
+        b[O_NUM_PLAYERS[n] + n - 4] = 1.0
         self._hand_no = s.hand_no
 
     def update(self, s: PigugninState, actor: int, action: int) -> None:
@@ -120,44 +122,43 @@ class PigugninObserver(Observer):
             # A hand ended (and maybe the next was dealt): rebuild, once per hand.
             self.reset(s)
             return
-        buf = self.buf
+        b = self._mv
         row = actor * 40 + action
-        buf[self._o_hand + row] = 0.0
-        buf[self._o_played + row] = 1.0
+        b[self._o_hand + row] = 0.0
+        b[self._o_played + row] = 1.0
         if trick:
-            buf[self._o_trick + row] = 1.0
+            b[self._o_trick + row] = 1.0
             return
-        off = self._off
         # The trick just closed: clear it, fill the winner's pile and counters, move the leader.
         lead, cards, winner = s.trick_log[-1]
-        buf[self._o_trick : self._o_trick + 40 * self.n] = 0.0
-        base = off["captured"] + winner * 40
+        self.buf[self._o_trick : self._o_trick + 40 * self.n] = 0.0
+        base = self._o_captured + winner * 40
         for c in cards:
-            buf[base + c] = 1.0
-        buf[off["tricks_won"] + winner] = s.tricks_won[winner] / self.hand_size
-        buf[off["points"] + winner] = s.points[winner] / HAND_TOTAL
-        if s.pig_taker == winner and 27 in cards:
-            buf[off["pig_holder"] + winner] = 1.0
+            b[base + c] = 1.0
+        b[self._o_tricks + winner] = s.tricks_won[winner] / self.hand_size
+        b[self._o_points + winner] = s.points[winner] / HAND_TOTAL
+        if s.pig_taker == winner and PIGUGNIN in cards:
+            b[self._o_pig + winner] = 1.0
         if lead != winner:
-            buf[off["trick_leader"] + lead] = 0.0
-            buf[off["trick_leader"] + winner] = 1.0
+            b[self._o_leader + lead] = 0.0
+            b[self._o_leader + winner] = 1.0
 
 
-def _bits(mask: int):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+#: The fields of `decode(obs)` that hold card ids, and how (`envs.core.cards.with_codes`):
+#: `trick` is a list of `(relative seat, card)`; `legal` (with a mask) are card ids too.
+CARD_FIELDS = {"hand": CARDS, "played": SEAT_CARDS, "trick": 1, "captured": SEAT_CARDS, "legal": CARDS}
 
 
-def decode(obs: Any) -> dict[str, Any]:
+def decode(obs: Any, codes: bool = False) -> dict[str, Any]:
     """A readable view of one observation (seats relative: 0 = the observer).
 
-    Accepts the observation vector or the ``{"observation", "action_mask"}`` dict. Returns
-    ``hand`` (card ids), ``played`` / ``captured`` (card ids per relative seat), ``trick``
-    (``[(relative seat, card id)]`` in play order), ``trick_leader``, ``tricks_won``,
-    ``points``, ``pig_holder`` (relative seat or None), ``busche``, ``dealer`` and
-    ``num_players``; plus ``legal`` (card ids) when a mask is given.
+    Accepts the observation vector or the `{"observation", "action_mask"}` dict. Returns
+    `hand` (card ids), `played` / `captured` (card ids per relative seat), `trick`
+    (`[(relative seat, card id)]` in play order), `trick_leader`, `tricks_won`,
+    `points`, `pig_holder` (relative seat or None), `busche`, `dealer` and
+    `num_players`; plus `legal` (card ids) when a mask is given. With `codes=True` every
+    card (the fields of `CARD_FIELDS`) is its code instead, e.g. `"JS"`, and everything else
+    is the same.
     """
     mask = None
     if isinstance(obs, dict):
@@ -194,4 +195,4 @@ def decode(obs: Any) -> dict[str, Any]:
     }
     if mask is not None:
         out["legal"] = np.flatnonzero(mask).tolist()
-    return out
+    return with_codes(out, DECK, CARD_FIELDS) if codes else out

@@ -74,7 +74,7 @@ def test_returns_are_minus_busche_plus_outcome_reward(n):
     table = {"win": 3, "draw": 1, "lose": -2}
     for seed in range(8):
         returns, result, steps = _run(pigugnin_v0.env(num_players=n, outcome_reward=table), seed=seed)
-        paid = [sum(h["busche_delta"][p] for h in result["hands"]) for p in range(n)]
+        paid = [sum(h["busche_paid"][p] for h in result["hands"]) for p in range(n)]
         assert result["busche"] == paid  # started from 0
         extra = {**table, "annulled": table["draw"]}
         assert [returns[f"player_{p}"] for p in range(n)] == [
@@ -96,13 +96,13 @@ def test_result_records_every_hand_and_the_dealer_chain():
     totals = [0] * 4
     for i, hand in enumerate(hands):
         assert hand["hand_no"] == i + 1
-        assert sum(hand["points"]) == 35 and sum(hand["tricks_won"]) == 10
-        assert hand["tricks"] == hand["tricks_won"] and hand["busche_paid"] == hand["busche_delta"]
+        assert sum(hand["points"]) == 35 and sum(hand["tricks"]) == 10
+        assert "tricks_won" not in hand and "busche_delta" not in hand  # result_version 2: one name each
         assert sorted(c for h in hand["deal"] for c in h) == list(range(40))
         assert hand["first_leader"] == (hand["dealer"] + 1) % 4
         assert hand["trick_history"][0][0] == hand["first_leader"] and len(hand["trick_history"]) == 10
         assert JS in next(cards for _, cards, w in hand["trick_history"] if w == hand["pig_taker"] and JS in cards)
-        totals = [t + d for t, d in zip(totals, hand["busche_delta"], strict=True)]
+        totals = [t + d for t, d in zip(totals, hand["busche_paid"], strict=True)]
         assert hand["busche_total"] == totals
         if i:
             assert hand["dealer"] == hands[i - 1]["pig_taker"]  # the Pigugnìn taker deals next
@@ -120,7 +120,7 @@ def test_hand_episode_is_one_hand_and_reports_no_outcome_when_the_game_would_go_
     returns, result, steps = _run(env, seed=4)
     assert steps == 40 and len(result["hands"]) == 1
     assert result["outcome"] is None and not result["game_over"] and result["reason"] is None
-    assert [returns[f"player_{p}"] for p in range(4)] == [-d for d in result["hands"][0]["busche_delta"]]
+    assert [returns[f"player_{p}"] for p in range(4)] == [-d for d in result["hands"][0]["busche_paid"]]
 
 
 def test_hand_episode_reports_the_outcome_and_pays_it_when_the_game_would_end():
@@ -128,7 +128,7 @@ def test_hand_episode_reports_the_outcome_and_pays_it_when_the_game_would_end():
     ended = 0
     for seed in range(30):
         returns, result, _ = _run(env, seed=seed, options={"busche": [9, 9, 0, 0]})
-        delta = result["hands"][0]["busche_delta"]
+        delta = result["hands"][0]["busche_paid"]
         if result["game_over"]:
             ended += 1
             value = {"win": 1, "draw": 0, "lose": -1, "annulled": 0}
@@ -226,15 +226,15 @@ def test_flags_reach_hand_scoring_through_the_env():
             _, result, _ = _run(pigugnin_v0.env(episode="hand", **flags), seed=seed, rng=np.random.default_rng(seed))
             busche[str(flags)] = result["hands"][0]
         base = busche["{}"]
-        pts, tricks = base["points"], base["tricks_won"]
+        pts, tricks = base["points"], base["tricks"]
         if min(tricks) == 0:
             continue
         low_tie = any(pts.count(v) >= 2 for v in pts if v < 12)
         shared_top = max(pts) < 12 and pts.count(max(pts)) >= 2
-        scope = busche["{'tie_penalty_scope': 'paying_scores_only'}"]["busche_delta"]
-        top = busche["{'top_scorer_tie_policy': 'none_pay'}"]["busche_delta"]
-        assert (scope != base["busche_delta"]) == low_tie
-        assert (top != base["busche_delta"]) == shared_top
+        scope = busche["{'tie_penalty_scope': 'paying_scores_only'}"]["busche_paid"]
+        top = busche["{'top_scorer_tie_policy': 'none_pay'}"]["busche_paid"]
+        assert (scope != base["busche_paid"]) == low_tie
+        assert (top != base["busche_paid"]) == shared_top
         found += low_tie
     assert found > 10
 

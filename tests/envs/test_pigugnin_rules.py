@@ -423,7 +423,7 @@ GAME_EXAMPLES_5 = [
 def test_game_examples_through_the_env_4_players(example, after, expected, reason):
     before = [a - d for a, d in zip(after, DELTA4, strict=True)]
     result, returns, _ = _lowest_policy_hand(HAND4, 3, before, outcome_reward={"win": 10, "draw": 5, "lose": -10})
-    assert result["hands"][0]["busche_delta"] == DELTA4
+    assert result["hands"][0]["busche_paid"] == DELTA4
     assert result["busche"] == after
     assert result["outcome"] == expected and result["reason"] == reason and result["game_over"]
     assert result["annulled"] == (expected[0] == A)
@@ -435,8 +435,8 @@ def test_game_examples_through_the_env_4_players(example, after, expected, reaso
 def test_game_examples_through_the_env_5_players(example, after, expected):
     before = [a - d for a, d in zip(after, DELTA5, strict=True)]
     result, _, _ = _lowest_policy_hand(HAND5, 0, before)
-    assert result["hands"][0]["busche_delta"] == DELTA5
-    assert result["hands"][0]["tricks_won"][0] == 0  # the no-trick rule at work
+    assert result["hands"][0]["busche_paid"] == DELTA5
+    assert result["hands"][0]["tricks"][0] == 0  # the no-trick rule at work
     assert result["busche"] == after and result["outcome"] == expected
 
 
@@ -494,9 +494,9 @@ def _play_cappotto(busche, **flags):
 def test_6_26_cappotto_makes_the_sole_winner_whatever_its_busche():
     result = _play_cappotto([4, 3, 12, 5])
     hand = result["hands"][-1]
-    assert hand["tricks_won"] == [0, 0, 10, 0] and hand["pig_taker"] == 2
+    assert hand["tricks"] == [0, 0, 10, 0] and hand["pig_taker"] == 2
     assert hand["cappotto"] and hand["cappotto_maker"] == 2
-    assert hand["busche_delta"] == [4, 4, 1, 4]
+    assert hand["busche_paid"] == [4, 4, 1, 4]
     assert result["busche"] == [8, 7, 13, 9]
     assert result["outcome"] == [L, L, W, L] and result["reason"] == "cappotto"
     assert result["winners"] == [2] and result["losers"] == [0, 1, 3]
@@ -612,7 +612,7 @@ def test_observation_and_decode_of_every_field_at_the_end_of_a_four_player_hand(
     record = env.infos["player_0"]["result"]["hands"][0]
     # HAND4 under "lowest legal id" (see above): points [18, 5, 5, 7], tricks [6, 1, 1, 2], JS -> 3,
     # busche [3, 1, 1, 1]; the totals after it are [5, 1, 6, 10].
-    assert record["points"] == [18, 5, 5, 7] and record["tricks_won"] == [6, 1, 1, 2]
+    assert record["points"] == [18, 5, 5, 7] and record["tricks"] == [6, 1, 1, 2]
     captured = [sorted(c for _, trick, w in record["trick_history"] if w == p for c in trick) for p in range(4)]
     winner_of_last = record["trick_history"][-1][2]
     check_observation(env.observe("player_2"), {
