@@ -6,7 +6,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.mazzo-installed
 CONFIG ?= configs/briscola5/ppo.yaml
 
-.PHONY: test train bench lint
+.PHONY: test test-fast train bench lint
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -20,6 +20,10 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(PY) -m pytest
+
+# Day-to-day tier: everything but the tests marked slow (long playouts, training runs, notebooks).
+test-fast: $(STAMP) lint
+	$(PY) -m pytest -m "not slow"
 
 train: $(STAMP)
 	$(PY) -m train.ppo --config $(CONFIG)
