@@ -1,74 +1,103 @@
-"""Briscola in cinque (Briscola chiamata with a points auction): PettingZoo AEC environment.
+"""
+# Briscola in cinque (Briscola chiamata with a points auction)
 
-Five players. After an optional forfeit check (a hand with 0 card points may void the deal),
-an auction on card points (61..120, a pass is final) chooses the caller, who names any card
-(his own too: "chiamata in mano", a solo). Its suit is trump and its holder is the secret
-partner, revealed when the card is played. Eight tricks of classic Briscola follow (no duty
-to follow suit); the caller's team wins if it takes at least the contract. Credits are
-zero-sum (doppia 71-80, tripla 81-120, cappotto doubles). Rules: ``docs/rules/briscola5.md``.
+| Import             | `from envs import briscola5_v0`                 |
+|--------------------|-------------------------------------------------|
+| Actions            | Discrete(143), masked                           |
+| Parallel API       | No                                              |
+| Agents             | `agents = ['player_0', ..., 'player_4']`        |
+| Observation shape  | (1169,)                                         |
+| Rules              | `docs/rules/briscola5.md`                       |
 
-| Import             | ``from envs import briscola5_v0``        |
-|--------------------|------------------------------------------|
-| Agents             | ``player_0 .. player_4``                 |
-| Action space       | ``Discrete(143)``                        |
-| Observation        | ``{"observation": Box(-1, 1, (1169,), float32), "action_mask": Box(0, 1, (143,), int8)}`` |
-| Episode            | ``num_hands`` hands (default 1)          |
+Five players, 40-card Italian deck, eight cards each. After an optional forfeit check (a hand
+with 0 card points may void the deal), an auction on card points (61..120, a pass is final)
+chooses the caller, who names any card (his own too: "chiamata in mano", a solo). Its suit is
+trump and its holder is the secret partner, revealed when the card is played. Eight tricks of
+classic Briscola follow (no duty to follow suit); the caller's team wins if it takes at least
+the contract. Credits are zero-sum (doppia 71-80, tripla 81-120, cappotto doubles). The rule
+codes cited here and in the code (B1..B13, "spec 4.2") refer to `docs/rules/briscola5.md`.
 
-Actions (one flat space; the mask is all zeros for an agent who is not to act):
+```python
+import numpy as np
+from envs import briscola5_v0
 
-| ids     | meaning                          | phase          |
-|---------|----------------------------------|----------------|
-| 0..39   | ``PLAY(c)``: play card c         | trick play     |
-| 40..79  | ``CALL(c)``: call card c = id-40 | call           |
-| 80      | ``PASS`` (final)                 | auction        |
-| 81..140 | ``BID(v)``, v = 61 + (id - 81)   | auction        |
-| 141     | ``FORFEIT`` (void the deal)      | forfeit check  |
-| 142     | ``NO_FORFEIT``                   | forfeit check  |
+env = briscola5_v0.env(num_hands=1)
+env.reset(seed=7)
+for agent in env.agent_iter():
+    obs, reward, termination, truncation, info = env.last()
+    action = None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0])
+    env.step(action)
+print(info["result"]["totals"])  # the classifica: credits per seat, summing to zero
+```
 
-Card ids: ``10 * suit + rank``, suits C D S B (Coppe, Denari, Spade, Bastoni), ranks
-A 2 3 4 5 6 7 J H K; codes such as ``AC`` (0), ``3D`` (12), ``KS`` (29).
+## Flags
 
-Observation: see ``envs.briscola5.observation`` for the index table of every slice. It is
-seat-relative (relative seat 0 is the observer) and holds only what the seat may know: its
-own hand, the public auction, contract, call, every card played by seat and trick, the trick
-in progress, card points and tricks per seat, the partner once revealed, the classifica;
-and, privately to the partner (or a solo caller), that it holds the called card.
+Every rule variant of the spec's appendix is a keyword of `env()`, with the spec's name and
+default. An unknown flag or a value outside the allowed set raises `ConfigError` naming the
+key and the allowed values.
 
-Rewards: when a hand ends every agent receives its credits for that hand (ints summing to
-zero), so an episode's return is the seat's classifica. Void hands pay 0.
+{{flags_table}}
 
-Variant flags (keywords of ``env()``, with the spec's names and defaults):
+## Observation
 
-| flag | default | allowed | meaning |
-|---|---|---|---|
-| `first_dealer` | `'random'` | 'random' or a seat 0..4 | dealer of hand 1 (B1) |
-| `first_lead` | `'right_of_dealer'` | 'right_of_dealer', 'caller' | who leads trick 1 (B4) |
-| `min_bid` | `61` | an int 61..120 | lowest bid (B6) |
-| `min_raise` | `1` | an int 1..59 | smallest raise over the high bid (B6) |
-| `max_bid` | `120` | an int 61..120, >= min_bid | highest bid |
-| `all_pass_policy` | `'void'` | 'void', 'force_dealer' | when everyone passes (B7) |
-| `void_hands_count` | `True` | True, False | void hands count toward num_hands (B7) |
-| `forfeit_enabled` | `True` | True, False | a 0-point hand may void the deal (B5) |
-| `bid_multiplier_on_loss` | `False` | True, False | doppia/tripla also on a lost contract (B9) |
-| `cappotto_definition` | `'points'` | 'points', 'tricks' | cappotto = all 120 points or all 8 tricks (B10) |
-| `allow_call_own_card` | `True` | True, False | the caller may call a card he holds (B13) |
-| `num_hands` | `1` | an int >= 1 | hands per episode (match length, B11) |
+`{"observation": float32[1169], "action_mask": int8[143]}`, values in [-1, 1]. Seat-relative:
+relative seat `r` is absolute seat `(observer + r) % 5`, so the observer is always row 0. It
+holds only what the seat may know: its own hand, the public auction, contract, call, every card
+played by seat and trick, the trick in progress, card points and tricks per seat, the partner
+once revealed, the classifica; and, privately to the partner (or a solo caller), that it holds
+the called card. Index table of every slice (`envs.briscola5.observation.LAYOUT`):
 
-Explicit deals: ``reset(seed=None, options={"dealer": 0..4, "hands": [[8 codes or ids] x 5]})``
-plays exactly that first deal (both keys optional; later hands of a match are shuffled from
-the seed). A malformed value raises ``DealError``; unknown keys are ignored with a warning.
+{{observation_table}}
 
-End of episode: every agent's ``info["result"]`` holds ``hands`` (per hand: dealer, void
-reason, caller, bid, called card, trump, partner, solo, caller-team points and win, cappotto,
-credits), ``totals`` (the classifica) and ``truncated``.
+`envs.briscola5.observation.decode(obs)` turns an observation back into card ids and integers
+(relative seats), for heuristic agents; `decode(obs, codes=True)` shows card codes instead.
 
-Decisions beyond the spec (documented here, see ``docs/rules/briscola5.md``, Appendix B):
+## Actions
 
-* ``num_hands`` defaults to 1 (the issue's RL setting; the spec's appendix agrees).
-* With ``void_hands_count=False`` an episode is truncated after 100 consecutive void hands
-  (spec section 5); the result then says ``truncated: True``.
-* ``force_dealer`` makes the dealer the caller at ``min_bid`` without asking him.
-* The auction's upper limit is the appendix's ``max_bid`` flag (section 2.2 writes 120, the
+| ids     | meaning                            | phase          |
+|---------|------------------------------------|----------------|
+| 0..39   | `PLAY(c)`: play card c             | trick play     |
+| 40..79  | `CALL(c)`: call card c = id - 40   | call           |
+| 80      | `PASS` (final)                     | auction        |
+| 81..140 | `BID(v)`, v = 61 + (id - 81)       | auction        |
+| 141     | `FORFEIT` (void the deal)          | forfeit check  |
+| 142     | `NO_FORFEIT`                       | forfeit check  |
+
+Card ids: `10 * suit + rank`, suits C D S B (Coppe, Denari, Spade, Bastoni), ranks
+A 2 3 4 5 6 7 J H K; codes such as `AC` (0), `3D` (12), `KS` (29). Only the seat to act has
+a non-zero mask. An illegal or out-of-range id raises `IllegalActionError` naming the legal
+ids, and leaves the state unchanged.
+
+## Rewards
+
+When a hand ends every agent receives its credits for that hand (ints summing to zero), so an
+episode's return is the seat's classifica. Void hands pay 0.
+
+## Episodes and the result record
+
+An episode is `num_hands` hands (default 1). At the end every agent's `info["result"]` holds
+`result_version` (version 2: unified keys hand_no, game_no, tricks, busche_paid), `hands`
+(one record per hand: `hand_no`, `dealer`, `void` (`"forfeit"`, `"all_pass"` or `None`),
+`forfeited_by` (void hands), `caller`, `bid`, `called_card`, `trump`, `partner`, `solo`,
+`caller_team_points`, `caller_team_won`, `cappotto`, `points` (card points per seat),
+`credits`), `hands_played`, `totals` (the classifica) and `truncated`.
+
+## Explicit deals
+
+`reset(seed=None, options={"dealer": 0..4, "hands": [[8 codes or ids] x 5]})` plays exactly
+that first deal (both keys optional; later hands of a match are shuffled from the seed). A
+malformed value raises `DealError`, and the env keeps its previous episode; unknown keys are
+ignored with a warning.
+
+## Rule decisions
+
+Decisions beyond the spec (see `docs/rules/briscola5.md`, Appendix B):
+
+* `num_hands` defaults to 1 (the issue's RL setting; the spec's appendix agrees).
+* With `void_hands_count=False` an episode is truncated after 100 consecutive void hands
+  (spec section 5); the result then says `truncated: True`.
+* `force_dealer` makes the dealer the caller at `min_bid` without asking him.
+* The auction's upper limit is the appendix's `max_bid` flag (section 2.2 writes 120, the
   default).
 * A seat asked in the forfeit check thereby shows that its hand has 0 card points: the
   spec's phase makes eligibility public, so the no-leak property holds for everything else
@@ -78,7 +107,7 @@ Decisions beyond the spec (documented here, see ``docs/rules/briscola5.md``, App
 * Randomness: the first dealer (when random) is drawn before the shuffle; later hands
   shuffle from the same generator.
 
-Version History:
+## Version History
 
 * v0: initial release.
 """
@@ -87,12 +116,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.briscola5.game import Briscola5Game
-from envs.briscola5.observation import Briscola5Observer
+from envs.briscola5.game import FLAGS, Briscola5Game
+from envs.briscola5.observation import LAYOUT, Briscola5Observer
 from envs.core.aec import CardGameEnv
+from envs.core.docs import fill_tables
+from envs.core.flags import flags_table
 from envs.core.wrappers import OrderEnforcingWrapper
 
 __all__ = ["env", "raw_env"]
+__doc__ = fill_tables(__doc__, flags_table=flags_table(FLAGS), observation_table=LAYOUT.table())
 
 
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming)
@@ -104,5 +136,5 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming)
 
 
 def env(**kwargs: Any) -> OrderEnforcingWrapper:
-    """Briscola in cinque with the PettingZoo order-enforcing wrapper; ``kwargs`` are flags."""
+    """Briscola in cinque with the PettingZoo order-enforcing wrapper; `kwargs` are flags."""
     return OrderEnforcingWrapper(raw_env(**kwargs))

@@ -1,22 +1,27 @@
-"""Briscola in cinque: the pure rules engine (``docs/rules/briscola5.md``).
+"""Briscola in cinque: the pure rules engine.
 
-Plain mutable state with ``__slots__``, card sets as int bitmasks, no NumPy on the hot path.
-Phases: ``FORFEIT_CHECK -> AUCTION -> CALL_CARD -> TRICK_PLAY``; void hands, scoring, dealer
-rotation and the match check are automatic transitions inside ``apply``.
+The rules are `docs/rules/briscola5.md`; the codes cited in this package (B1..B13 for the
+flags and decisions, "spec 4.2" for its sections) refer to that file.
 
-| ids     | action                 | phase           |
-|---------|------------------------|-----------------|
-| 0..39   | ``PLAY(c)``            | TRICK_PLAY      |
-| 40..79  | ``CALL(c)``, c = id-40 | CALL_CARD       |
-| 80      | ``PASS``               | AUCTION         |
-| 81..140 | ``BID(v)``, v = id - 20| AUCTION         |
-| 141     | ``FORFEIT``            | FORFEIT_CHECK   |
-| 142     | ``NO_FORFEIT``         | FORFEIT_CHECK   |
+Plain mutable state with `__slots__`, card sets as int bitmasks, no NumPy on the hot path.
+The phases with an actor are the `Phase` enum: `FORFEIT_CHECK -> AUCTION -> CALL_CARD ->
+TRICK_PLAY`, and `OVER` at the end; void hands, scoring, dealer rotation and the match check
+are automatic transitions inside `apply`.
+
+| ids     | action                  | phase         |
+|---------|-------------------------|---------------|
+| 0..39   | `PLAY(c)`               | TRICK_PLAY    |
+| 40..79  | `CALL(c)`, c = id - 40  | CALL_CARD     |
+| 80      | `PASS`                  | AUCTION       |
+| 81..140 | `BID(v)`, v = id - 20   | AUCTION       |
+| 141     | `FORFEIT`               | FORFEIT_CHECK |
+| 142     | `NO_FORFEIT`            | FORFEIT_CHECK |
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -24,7 +29,7 @@ import numpy as np
 from envs.core.cards import ITALIAN, iter_bits
 from envs.core.errors import ConfigError
 from envs.core.flags import Flag, int_range, seat_or_random
-from envs.core.game import CardGame, check_options, parse_hands, parse_seat
+from envs.core.game import RESULT_VERSION, CardGame, check_options, parse_hands, parse_seat
 from envs.core.trick import card_strengths, trick_winner
 
 NUM_PLAYERS = 5
@@ -34,19 +39,30 @@ NUM_ACTIONS = 143
 
 PLAY, CALL, PASS, BID, FORFEIT, NO_FORFEIT = 0, 40, 80, 81, 141, 142
 BID_MIN, BID_MAX = 61, 120
-#: The ids of ``BID(v)`` for v = BID_MIN..BID_MAX (81..140). The id of a bid does not depend
-#: on the ``min_bid``/``max_bid`` flags: they only narrow which of these ids are legal.
+#: The ids of `BID(v)` for v = BID_MIN..BID_MAX (81..140). The id of a bid does not depend
+#: on the `min_bid`/`max_bid` flags: they only narrow which of these ids are legal.
 BID_IDS = range(BID, BID + BID_MAX - BID_MIN + 1)
 
 
 def bid_value(action: int) -> int:
-    """The value ``v`` of the action id ``BID(v)``."""
+    """The value `v` of the action id `BID(v)`."""
     return BID_MIN + action - BID
 
 
-# Phases (explicit enum, OpenSpiel style).
-FORFEIT_CHECK, AUCTION, CALL_CARD, TRICK_PLAY, OVER = 0, 1, 2, 3, 4
-PHASE_NAMES = ("FORFEIT_CHECK", "AUCTION", "CALL_CARD", "TRICK_PLAY", "OVER")
+class Phase(IntEnum):
+    """The states in which an agent acts (plus `OVER`); engine states run inside `apply`."""
+
+    FORFEIT_CHECK = 0
+    AUCTION = 1
+    CALL_CARD = 2
+    TRICK_PLAY = 3
+    OVER = 4
+
+
+# Plain ints on the hot path (IntEnum comparisons and attribute access are slower); the state
+# stores these ints.
+FORFEIT_CHECK, AUCTION, CALL_CARD, TRICK_PLAY, OVER = (int(p) for p in Phase)
+PHASE_NAMES = tuple(p.name for p in Phase)
 
 DECK = ITALIAN
 RANK_STRENGTH = (9, 0, 8, 1, 2, 3, 4, 5, 6, 7)
@@ -56,7 +72,7 @@ POINTS = card_strengths(RANK_POINTS, 4)
 SUIT = DECK.suit_of
 TOTAL_POINTS = 120
 #: Consecutive void hands after which an episode is truncated (only reachable when
-#: ``void_hands_count=False``; spec section 5).
+#: `void_hands_count=False`; spec section 5).
 MAX_CONSECUTIVE_VOID = 100
 
 FLAGS = (
@@ -89,7 +105,7 @@ def bid_multiplier(bid: int) -> int:
 def hand_credits(
     caller: int, partner: int, bid: int, team_points: int, cappotto: bool, bid_multiplier_on_loss: bool = False
 ) -> list[int]:
-    """Credits of the five seats for a finished hand (spec 4.2). ``partner == caller`` is a solo."""
+    """Credits of the five seats for a finished hand (spec 4.2). `partner == caller` is a solo."""
     solo = partner == caller
     win = team_points >= bid
     m = (bid_multiplier(bid) if (win or bid_multiplier_on_loss) else 1) * (2 if cappotto else 1)
@@ -101,8 +117,8 @@ def hand_credits(
     return credits
 
 
-class State:
-    """Everything about one episode; ``hands`` and sets are bitmasks, seats are ints."""
+class Briscola5State:
+    """Everything about one episode; `hands` and sets are bitmasks, seats are ints."""
 
     __slots__ = (
         "rng", "phase", "dealer", "hand_no", "hands_played", "consecutive_void", "over", "truncated",
@@ -113,10 +129,10 @@ class State:
         "scores", "records",
     )
 
-    def copy(self) -> State:
+    def copy(self) -> Briscola5State:
         """An independent copy (the generator is shared: copies are for analysis, not replays)."""
-        other = State.__new__(State)
-        for name in State.__slots__:
+        other = Briscola5State.__new__(Briscola5State)
+        for name in Briscola5State.__slots__:
             value = getattr(self, name)
             setattr(other, name, value.copy() if isinstance(value, (list, dict)) else value)
         other.records = [dict(r) for r in self.records]
@@ -154,8 +170,8 @@ class Briscola5Game(CardGame):
             setup["hands"] = [DECK.mask(h) for h in hands]
         return setup
 
-    def new_state(self, rng: np.random.Generator, setup: dict[str, Any]) -> State:
-        s = State()
+    def new_state(self, rng: np.random.Generator, setup: dict[str, Any]) -> Briscola5State:
+        s = Briscola5State()
         s.rng = rng
         s.hand_no = 0
         s.hands_played = 0
@@ -171,7 +187,7 @@ class Briscola5Game(CardGame):
             dealer = int(rng.integers(NUM_PLAYERS))
         else:
             dealer = self.flags["first_dealer"]
-        self._start_hand(s, dealer, setup.get("hands"))
+        self._new_hand(s, dealer, setup.get("hands"))
         return s
 
     def _deal(self, rng: np.random.Generator, dealer: int) -> list[int]:
@@ -180,7 +196,7 @@ class Briscola5Game(CardGame):
             hands[(dealer + 1 + k) % NUM_PLAYERS] |= 1 << card
         return hands
 
-    def _start_hand(self, s: State, dealer: int, hands: list[int] | None) -> None:
+    def _new_hand(self, s: Briscola5State, dealer: int, hands: list[int] | None) -> None:
         s.dealer = dealer
         s.hands = list(hands) if hands is not None else self._deal(s.rng, dealer)
         s.dealt = list(s.hands)
@@ -210,10 +226,10 @@ class Briscola5Game(CardGame):
             s.to_act = first
 
     # -- queries ------------------------------------------------------------------------
-    def current_player(self, s: State) -> int:
+    def current_player(self, s: Briscola5State) -> int:
         return s.to_act
 
-    def legal_mask(self, s: State) -> int:
+    def legal_mask(self, s: Briscola5State) -> int:
         phase = s.phase
         if phase == TRICK_PLAY:
             return s.hands[s.to_act]
@@ -232,14 +248,14 @@ class Briscola5Game(CardGame):
             return (1 << FORFEIT) | (1 << NO_FORFEIT)
         return 0
 
-    def is_over(self, s: State) -> bool:
+    def is_over(self, s: Briscola5State) -> bool:
         return s.over
 
-    def is_truncated(self, s: State) -> bool:
+    def is_truncated(self, s: Briscola5State) -> bool:
         return s.truncated
 
     # -- transitions --------------------------------------------------------------------
-    def apply(self, s: State, action: int) -> list[int] | None:
+    def apply(self, s: Briscola5State, action: int) -> list[int] | None:
         """Apply a legal action (the env checks legality); returns credits when a hand ends."""
         seat = s.to_act
         if action < CALL:
@@ -263,7 +279,7 @@ class Briscola5Game(CardGame):
             s.to_act = (s.dealer + 1) % NUM_PLAYERS
         return None
 
-    def _auction(self, s: State, seat: int, action: int) -> None:
+    def _auction(self, s: Briscola5State, seat: int, action: int) -> None:
         if action == PASS:
             s.passed |= 1 << seat
             s.bids.append((seat, 0))
@@ -287,13 +303,13 @@ class Briscola5Game(CardGame):
             nxt = (nxt + 1) % NUM_PLAYERS
         s.to_act = nxt
 
-    def _start_call(self, s: State, caller: int, contract: int) -> None:
+    def _start_call(self, s: Briscola5State, caller: int, contract: int) -> None:
         s.caller = caller
         s.contract = contract
         s.phase = CALL_CARD
         s.to_act = caller
 
-    def _call(self, s: State, card: int) -> None:
+    def _call(self, s: Briscola5State, card: int) -> None:
         s.called = card
         s.trump = SUIT[card]
         bit = 1 << card
@@ -302,7 +318,7 @@ class Briscola5Game(CardGame):
         s.leader = s.caller if self.flags["first_lead"] == "caller" else (s.dealer + 1) % NUM_PLAYERS
         s.to_act = s.leader
 
-    def _play(self, s: State, seat: int, card: int) -> list[int] | None:
+    def _play(self, s: Briscola5State, seat: int, card: int) -> list[int] | None:
         s.hands[seat] ^= 1 << card
         s.trick.append(card)
         s.played_by[card] = seat
@@ -323,7 +339,7 @@ class Briscola5Game(CardGame):
             return None
         return self._score_hand(s)
 
-    def _score_hand(self, s: State) -> list[int]:
+    def _score_hand(self, s: Briscola5State) -> list[int]:
         solo = s.partner == s.caller
         team_points = s.points[s.caller] + (0 if solo else s.points[s.partner])
         team_tricks = s.tricks_won[s.caller] + (0 if solo else s.tricks_won[s.partner])
@@ -336,7 +352,7 @@ class Briscola5Game(CardGame):
         )
         s.records.append(
             {
-                "hand": s.hand_no,
+                "hand_no": s.hand_no,
                 "dealer": s.dealer,
                 "void": None,
                 "caller": s.caller,
@@ -354,9 +370,9 @@ class Briscola5Game(CardGame):
         )
         return self._end_hand(s, credits)
 
-    def _void_record(self, s: State, reason: str, seat: int) -> dict[str, Any]:
+    def _void_record(self, s: Briscola5State, reason: str, seat: int) -> dict[str, Any]:
         return {
-            "hand": s.hand_no,
+            "hand_no": s.hand_no,
             "dealer": s.dealer,
             "void": reason,
             "forfeited_by": seat if reason == "forfeit" else None,
@@ -373,7 +389,7 @@ class Briscola5Game(CardGame):
             "credits": [0] * NUM_PLAYERS,
         }
 
-    def _end_hand(self, s: State, credits: list[int] | None) -> list[int] | None:
+    def _end_hand(self, s: Briscola5State, credits: list[int] | None) -> list[int] | None:
         """Classifica, match check, and the next deal (dealer passes to the right, B2)."""
         if credits is None:
             s.consecutive_void += 1
@@ -392,12 +408,13 @@ class Briscola5Game(CardGame):
             s.phase = OVER
             s.to_act = -1
         else:
-            self._start_hand(s, (s.dealer + 1) % NUM_PLAYERS, None)
+            self._new_hand(s, (s.dealer + 1) % NUM_PLAYERS, None)
         return credits
 
     # -- reporting ----------------------------------------------------------------------
-    def result(self, s: State) -> dict[str, Any]:
+    def result(self, s: Briscola5State) -> dict[str, Any]:
         return {
+            "result_version": RESULT_VERSION,
             "hands": [dict(r) for r in s.records],
             "hands_played": s.hands_played,
             "totals": list(s.scores),
@@ -415,27 +432,27 @@ class Briscola5Game(CardGame):
             return f"BID {BID_MIN + action - BID}"
         return "FORFEIT" if action == FORFEIT else "NO_FORFEIT"
 
-    def render(self, s: State, seat: int) -> str:
-        lines = [f"Briscola in cinque: hand {s.hand_no} of {self._num_hands}, dealer seat {s.dealer}, phase "
+    def render(self, s: Briscola5State, seat: int) -> str:
+        lines = [f"Briscola in cinque: hand {s.hand_no} of {self._num_hands}, dealer player_{s.dealer}, phase "
                  f"{PHASE_NAMES[s.phase]}, classifica {s.scores}"]
         if s.bids:
-            lines.append("auction: " + ", ".join(f"{p}:{'pass' if v == 0 else v}" for p, v in s.bids))
+            lines.append("auction: " + ", ".join(f"player_{p}:{'pass' if v == 0 else v}" for p, v in s.bids))
         if s.caller >= 0:
-            contract = f"contract: seat {s.caller} bids {s.contract}"
+            contract = f"contract: player_{s.caller} bids {s.contract}"
             if s.called >= 0:
                 contract += f", calls {DECK.codes[s.called]} (trump {DECK.suit_names[s.trump]})"
                 if s.revealed:
-                    contract += ", solo" if s.partner == s.caller else f", partner seat {s.partner}"
+                    contract += ", solo" if s.partner == s.caller else f", partner player_{s.partner}"
                 elif seat == s.partner:
                     contract += ", you hold the called card" + (" (solo)" if seat == s.caller else "")
             lines.append(contract)
         if s.phase == TRICK_PLAY:
-            table = " ".join(f"{(s.leader + i) % NUM_PLAYERS}:{DECK.codes[c]}" for i, c in enumerate(s.trick))
-            lines.append(f"trick {s.trick_no + 1}/8 led by seat {s.leader}: {table or '-'}")
+            table = " ".join(f"player_{(s.leader + i) % NUM_PLAYERS}:{DECK.codes[c]}" for i, c in enumerate(s.trick))
+            lines.append(f"trick {s.trick_no + 1}/8 led by player_{s.leader}: {table or '-'}")
             lines.append(f"card points taken: {s.points}")
         if not s.over:
-            lines.append(f"seat {seat} hand: {DECK.format_mask(s.hands[seat])}")
-            lines.append(f"to act: seat {s.to_act}")
+            lines.append(f"player_{seat} hand: {DECK.format_mask(s.hands[seat])}")
+            lines.append(f"to act: player_{s.to_act}")
         else:
             lines.append("match over")
         return "\n".join(lines)

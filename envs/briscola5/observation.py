@@ -1,37 +1,15 @@
-"""Briscola in cinque: the observation encoder and its inverse ``decode``.
+"""Briscola in cinque: the observation encoder and its inverse `decode`.
 
-Seat-relative: relative seat 0 is the observer, relative seat ``r`` is absolute seat
-``(observer + r) % 5`` (the direction of play). Shape ``(1169,)``, float32, values in
-``[-1, 1]``. Only public facts and the observer's own private facts are encoded: its hand
+Seat-relative: relative seat 0 is the observer, relative seat `r` is absolute seat
+`(observer + r) % 5` (the direction of play). Shape `(1169,)`, float32, values in
+`[-1, 1]`. Only public facts and the observer's own private facts are encoded: its hand
 and, from the call on, whether it holds the called card (the partner's private knowledge;
 for the caller this says "solo").
 
-| slice | field | shape | kind | meaning |
-|---|---|---|---|---|
-| 0:40 | `hand` | (40,) | private | own cards (card id) |
-| 40:41 | `holds_called` | (1,) | private | 1 from the call on if this seat was dealt the called card (partner, or a solo caller) |
-| 41:45 | `phase` | (4,) | public | one-hot: forfeit check, auction, call, trick play |
-| 45:50 | `dealer` | (5,) | seat | one-hot dealer |
-| 50:55 | `forfeit_declined` | (5,) | seat | seats that declined to forfeit (0-point hands) |
-| 55:355 | `bids` | (5, 60) | seat | seat r bid 61+j at some point of the auction |
-| 355:360 | `passed` | (5,) | seat | seat r has passed (final) |
-| 360:361 | `high_bid` | (1,) | public | (highest bid - 60) / 60, 0 before the first bid |
-| 361:366 | `high_bidder` | (5,) | seat | one-hot holder of the highest bid |
-| 366:371 | `caller` | (5,) | seat | one-hot caller (auction winner) |
-| 371:372 | `contract` | (1,) | public | (contract - 60) / 60 |
-| 372:412 | `called_card` | (40,) | public | one-hot called card |
-| 412:416 | `trump` | (4,) | public | one-hot trump suit (suit of the called card) |
-| 416:616 | `played_by` | (40, 5) | seat | card c was played by seat r |
-| 616:936 | `played_in_trick` | (40, 8) | public | card c was played in trick t |
-| 936:1136 | `current_trick` | (5, 40) | seat | card on the table from seat r in the trick in progress |
-| 1136:1141 | `trick_leader` | (5,) | seat | one-hot leader of the trick in progress |
-| 1141:1146 | `points_taken` | (5,) | seat | card points won by seat r this hand / 120 |
-| 1146:1151 | `tricks_taken` | (5,) | seat | tricks won by seat r this hand / 8 |
-| 1151:1152 | `partner_revealed` | (1,) | public | the called card has been played |
-| 1152:1157 | `partner` | (5,) | seat | one-hot partner once revealed (the caller's own seat for a solo) |
-| 1157:1162 | `match_scores` | (5,) | seat | classifica of seat r / (24 * num_hands) |
-| 1162:1163 | `hands_left` | (1,) | public | hands still to play after this one / num_hands |
-| 1163:1169 | `reserved` | (6,) | public | always 0 (keeps the shape stable for v0 extensions) |
+{{observation_table}}
+
+`decode(obs)` turns one observation back into a readable dict with card ids (relative seats);
+`decode(obs, codes=True)` gives the same dict with card codes such as `"JS"` for people.
 """
 
 from __future__ import annotations
@@ -46,6 +24,8 @@ from envs.briscola5.game import (
     BID_MIN,
     CALL,
     CALL_CARD,
+    DECK,
+    FORFEIT,
     FORFEIT_CHECK,
     NUM_PLAYERS,
     NUM_TRICKS,
@@ -54,56 +34,55 @@ from envs.briscola5.game import (
     TOTAL_POINTS,
     TRICK_PLAY,
     Briscola5Game,
-    State,
-    iter_bits,
+    Briscola5State,
 )
+from envs.core.cards import CARD, CARDS, iter_bits, with_codes
+from envs.core.docs import fill_tables
 from envs.core.game import Observer
 from envs.core.layout import ObsLayout, first_hit, row_hits
 
 N = NUM_PLAYERS
 LAYOUT = ObsLayout(N)
 LAYOUT.private("hand", (40,), "own cards (card id)")
-LAYOUT.private("holds_called", (1,), "1 from the call on if this seat was dealt the called card")
+LAYOUT.private("holds_called", (1,), "1 from the call on if this seat was dealt the called card (partner, or a solo caller)")
 LAYOUT.public("phase", (4,), "one-hot: forfeit check, auction, call, trick play")
 LAYOUT.seat("dealer", (N,), "one-hot dealer")
-LAYOUT.seat("forfeit_declined", (N,), "seats that declined to forfeit")
-LAYOUT.seat("bids", (N, 60), "seat r bid 61+j")
-LAYOUT.seat("passed", (N,), "seat r has passed")
-LAYOUT.public("high_bid", (1,), "(highest bid - 60) / 60")
+LAYOUT.seat("forfeit_declined", (N,), "seats that declined to forfeit (0-point hands)")
+LAYOUT.seat("bids", (N, 60), "seat r bid 61+j at some point of the auction")
+LAYOUT.seat("passed", (N,), "seat r has passed (final)")
+LAYOUT.public("high_bid", (1,), "(highest bid - 60) / 60, 0 before the first bid")
 LAYOUT.seat("high_bidder", (N,), "one-hot holder of the highest bid")
-LAYOUT.seat("caller", (N,), "one-hot caller")
+LAYOUT.seat("caller", (N,), "one-hot caller (auction winner)")
 LAYOUT.public("contract", (1,), "(contract - 60) / 60")
 LAYOUT.public("called_card", (40,), "one-hot called card")
-LAYOUT.public("trump", (4,), "one-hot trump suit")
+LAYOUT.public("trump", (4,), "one-hot trump suit (suit of the called card)")
 LAYOUT.seat("played_by", (40, N), "card c was played by seat r", seat_axis=1)
 LAYOUT.public("played_in_trick", (40, NUM_TRICKS), "card c was played in trick t")
-LAYOUT.seat("current_trick", (N, 40), "card on the table from seat r")
+LAYOUT.seat("current_trick", (N, 40), "card on the table from seat r in the trick in progress")
 LAYOUT.seat("trick_leader", (N,), "one-hot leader of the trick in progress")
-LAYOUT.seat("points_taken", (N,), "card points won by seat r / 120")
-LAYOUT.seat("tricks_taken", (N,), "tricks won by seat r / 8")
+LAYOUT.seat("points_taken", (N,), "card points won by seat r this hand / 120")
+LAYOUT.seat("tricks_taken", (N,), "tricks won by seat r this hand / 8")
 LAYOUT.public("partner_revealed", (1,), "the called card has been played")
-LAYOUT.seat("partner", (N,), "one-hot partner once revealed")
-LAYOUT.seat("match_scores", (N,), "classifica / (24 * num_hands)")
+LAYOUT.seat("partner", (N,), "one-hot partner once revealed (the caller's own seat for a solo)")
+LAYOUT.seat("match_scores", (N,), "classifica of seat r / (24 * num_hands)")
 LAYOUT.public("hands_left", (1,), "hands still to play after this one / num_hands")
-LAYOUT.public("reserved", (6,), "always 0")
+LAYOUT.public("reserved", (6,), "always 0 (keeps the shape stable for v0 extensions)")
 LAYOUT.build()
 
 OBS_SIZE = LAYOUT.obs_size
-_F = LAYOUT.fields
+__doc__ = fill_tables(__doc__, observation_table=LAYOUT.table())
 _PHASE_SLOT = {FORFEIT_CHECK: 0, AUCTION: 1, CALL_CARD: 2, TRICK_PLAY: 3}
 
-
-def _off(name: str) -> int:
-    return _F[name].abs_offset
-
-
 # Flat absolute offsets, resolved once (the hot path does integer arithmetic only).
-O_HAND, O_HOLDS, O_PHASE, O_DEALER = _off("hand"), _off("holds_called"), _off("phase"), _off("dealer")
-O_DECLINED, O_BIDS, O_PASSED, O_HIGH = _off("forfeit_declined"), _off("bids"), _off("passed"), _off("high_bid")
-O_HIGH_BIDDER, O_CALLER, O_CONTRACT = _off("high_bidder"), _off("caller"), _off("contract")
-O_CALLED, O_TRUMP, O_PLAYED_BY, O_PLAYED_IN = _off("called_card"), _off("trump"), _off("played_by"), _off("played_in_trick")
-O_TRICK, O_LEADER, O_POINTS, O_TRICKS = _off("current_trick"), _off("trick_leader"), _off("points_taken"), _off("tricks_taken")
-O_REVEALED, O_PARTNER, O_SCORES, O_LEFT = _off("partner_revealed"), _off("partner"), _off("match_scores"), _off("hands_left")
+O_HAND, O_HOLDS, O_PHASE, O_DEALER = (LAYOUT.abs_offset(f) for f in ("hand", "holds_called", "phase", "dealer"))
+O_DECLINED, O_BIDS, O_PASSED, O_HIGH = (LAYOUT.abs_offset(f) for f in ("forfeit_declined", "bids", "passed", "high_bid"))
+O_HIGH_BIDDER, O_CALLER, O_CONTRACT = (LAYOUT.abs_offset(f) for f in ("high_bidder", "caller", "contract"))
+O_CALLED, O_TRUMP, O_PLAYED_BY, O_PLAYED_IN = (
+    LAYOUT.abs_offset(f) for f in ("called_card", "trump", "played_by", "played_in_trick"))
+O_TRICK, O_LEADER, O_POINTS, O_TRICKS = (
+    LAYOUT.abs_offset(f) for f in ("current_trick", "trick_leader", "points_taken", "tricks_taken"))
+O_REVEALED, O_PARTNER, O_SCORES, O_LEFT = (
+    LAYOUT.abs_offset(f) for f in ("partner_revealed", "partner", "match_scores", "hands_left"))
 
 
 class Briscola5Observer(Observer):
@@ -119,10 +98,10 @@ class Briscola5Observer(Observer):
         self._num_hands = game.flags["num_hands"]
         self._hand_no = -1
 
-    def reset(self, s: State) -> None:
+    def reset(self, s: Briscola5State) -> None:
         """Full rebuild from the state (reset, and every new hand)."""
-        b = self.buf
-        b[:] = 0.0
+        self.buf.fill(0.0)
+        b = self._mv
         self._hand_no = s.hand_no
         for p in range(N):
             for c in iter_bits(s.hands[p]):
@@ -162,26 +141,25 @@ class Briscola5Observer(Observer):
             b[O_PARTNER + s.partner] = 1.0
 
     def _set_phase(self, phase: int) -> None:
-        b = self.buf
-        b[O_PHASE : O_PHASE + 4] = 0.0
-        b[O_PHASE + _PHASE_SLOT[phase]] = 1.0
+        self.buf[O_PHASE : O_PHASE + 4] = 0.0
+        self._mv[O_PHASE + _PHASE_SLOT[phase]] = 1.0
 
-    def _set_contract(self, s: State) -> None:
-        self.buf[O_CALLER + s.caller] = 1.0
-        self.buf[O_CONTRACT] = (s.contract - 60) / 60
+    def _set_contract(self, s: Briscola5State) -> None:
+        self._mv[O_CALLER + s.caller] = 1.0
+        self._mv[O_CONTRACT] = (s.contract - 60) / 60
 
-    def _set_call(self, s: State) -> None:
-        b = self.buf
+    def _set_call(self, s: Briscola5State) -> None:
+        b = self._mv
         b[O_CALLED + s.called] = 1.0
         b[O_TRUMP + s.trump] = 1.0
         b[O_HOLDS + s.partner] = 1.0  # the partner's private row only
         b[O_LEADER + s.leader] = 1.0
 
-    def update(self, s: State, actor: int, action: int) -> None:
+    def update(self, s: Briscola5State, actor: int, action: int) -> None:
         if s.hand_no != self._hand_no or s.over:
             self.reset(s)  # a new hand was dealt, or the episode ended
             return
-        b = self.buf
+        b = self._mv
         if action < CALL:  # PLAY
             b[O_HAND + 40 * actor + action] = 0.0
             b[O_PLAYED_BY + N * action + actor] = 1.0
@@ -190,8 +168,8 @@ class Briscola5Observer(Observer):
                 b[O_TRICK + 40 * actor + action] = 1.0
             else:  # the trick is complete: clear the table, credit the winner (the new leader)
                 w = s.leader
-                b[O_TRICK : O_TRICK + 40 * N] = 0.0
-                b[O_LEADER : O_LEADER + N] = 0.0
+                self.buf[O_TRICK : O_TRICK + 40 * N] = 0.0
+                self.buf[O_LEADER : O_LEADER + N] = 0.0
                 b[O_LEADER + w] = 1.0
                 b[O_POINTS + w] = s.points[w] / TOTAL_POINTS
                 b[O_TRICKS + w] = s.tricks_won[w] / NUM_TRICKS
@@ -203,10 +181,10 @@ class Briscola5Observer(Observer):
             self._set_call(s)
         elif action == PASS:
             b[O_PASSED + actor] = 1.0
-        elif action < 141:  # BID
+        elif action < FORFEIT:  # BID
             b[O_BIDS + 60 * actor + action - BID] = 1.0
             b[O_HIGH] = (s.high - 60) / 60
-            b[O_HIGH_BIDDER : O_HIGH_BIDDER + N] = 0.0
+            self.buf[O_HIGH_BIDDER : O_HIGH_BIDDER + N] = 0.0
             b[O_HIGH_BIDDER + actor] = 1.0
         else:  # NO_FORFEIT (FORFEIT always ends the hand, handled by the reset above)
             b[O_DECLINED + actor] = 1.0
@@ -215,14 +193,20 @@ class Briscola5Observer(Observer):
         self._set_phase(s.phase)
 
 
-#: ``decode(obs)["phase"]`` for each phase of the engine (indexed by the phase int).
+#: `decode(obs)["phase"]` for each phase of the engine (indexed by the phase int).
 PHASE_KEYS = ("forfeit_check", "auction", "call", "trick_play", "over")
 
+#: The fields of `decode(obs)` that hold card ids, and how (`envs.core.cards.with_codes`):
+#: `played` is a list of `(trick, relative seat, card)`.
+CARD_FIELDS = {"hand": CARDS, "called_card": CARD, "played": 2, "trick": CARDS}
 
-def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
+
+def decode(obs: np.ndarray | dict[str, np.ndarray], codes: bool = False) -> dict[str, Any]:
     """Readable view of one observation (relative seats: 0 is the observer).
 
     Heuristic agents act from this view only, so they cannot see more than the vector holds.
+    Cards are ids; with `codes=True` every card (the fields of `CARD_FIELDS`) is its code
+    instead, e.g. `"JS"`, and everything else is the same.
     """
     if isinstance(obs, dict):
         obs = obs["observation"]
@@ -245,7 +229,7 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
     leader = first_hit(f["trick_leader"])
     trick = [trick_cards[(leader + i) % N] for i in range(len(trick_cards))] if leader is not None else []
     phase = first_hit(f["phase"])
-    return {
+    out = {
         "hand": f["hand"].nonzero()[0].tolist(),
         "holds_called": bool(f["holds_called"][0]),
         "phase": PHASE_KEYS[phase if phase is not None else OVER],
@@ -270,3 +254,4 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
         "hands_left": float(f["hands_left"][0]),
         "trick_no": len({t for t, _, _ in played}) - (1 if trick else 0),
     }
+    return with_codes(out, DECK, CARD_FIELDS) if codes else out

@@ -229,12 +229,12 @@ def test_render_ansi_shows_contract_trick_and_only_the_viewers_hand():
     env.step(env.unwrapped.legal_actions()[0])
     text = env.render()
     state = env.unwrapped.state_
-    assert "contract: seat 1 bids 61, calls AC (trump Coppe)" in text
-    assert "trick 1/8 led by seat 1" in text
+    assert "contract: player_1 bids 61, calls AC (trump Coppe)" in text
+    assert "trick 1/8 led by player_1" in text
     seat = state.to_act
     from envs.core.cards import ITALIAN
 
-    assert f"seat {seat} hand: {ITALIAN.format_mask(state.hands[seat])}" in text
+    assert f"player_{seat} hand: {ITALIAN.format_mask(state.hands[seat])}" in text
     other = (seat + 1) % 5
     assert ITALIAN.format_mask(state.hands[other]) not in text
 
