@@ -1,21 +1,25 @@
-"""Picchetto (Italian Piquet): the pure rules engine (``docs/rules/picchetto.md``).
+"""Picchetto (Italian Piquet): the pure rules engine.
 
-Plain mutable state with ``__slots__``, card sets as int bitmasks, no NumPy on the hot path.
+The rules are `docs/rules/picchetto.md`; the codes cited in this package (P1..P18 for the
+flags and decisions, E1..E19 for the scoring events, "spec 3.1" for its sections) refer to
+that file.
+
+Plain mutable state with `__slots__`, card sets as int bitmasks, no NumPy on the hot path.
 Only four states wait for an agent; every engine state of the spec (deal, Bianco, the three
 declarations, repique, trick resolution, cards/capot, the target check, the next hand or
-game) runs inside ``apply`` (and ``new_state`` for the first deal):
+game) runs inside `apply` (and `new_state` for the first deal):
 
-| phase (int)          | actor  | legal action ids                                                     |
-|----------------------|--------|----------------------------------------------------------------------|
-| ``ELDER_EXCHANGE`` 0 | elder  | 32+c for c in hand (while fewer than 5 discards); 64 after >= 1 discard |
-| ``DEALER_EXCHANGE`` 1| dealer | 32+c for c in hand (fewer than 8 - elder's discards); 64 after ``dealer_min_exchange`` |
-| ``TRICK_LEAD`` 2     | leader | c for c in hand                                                      |
-| ``TRICK_FOLLOW`` 3   | other  | c in hand per the follow rule (spec 3.1, ``must_head_trick``)        |
-| ``OVER`` 4           | -      | none                                                                 |
+| `Phase` (int)         | actor  | legal action ids                                                     |
+|-----------------------|--------|----------------------------------------------------------------------|
+| `ELDER_EXCHANGE` 0    | elder  | 32+c for c in hand (while fewer than 5 discards); 64 after >= 1 discard |
+| `DEALER_EXCHANGE` 1   | dealer | 32+c for c in hand (fewer than 8 - elder's discards); 64 after `dealer_min_exchange` |
+| `TRICK_LEAD` 2        | leader | c for c in hand                                                      |
+| `TRICK_FOLLOW` 3      | other  | c in hand per the follow rule (spec 3.1, `must_head_trick`)          |
+| `OVER` 4              | -      | none                                                                 |
 
-Scoring events happen in the spec's order E1..E19 through ``_score``, which adds to the hand
+Scoring events happen in the spec's order E1..E19 through `_score`, which adds to the hand
 and game scores, to the pending zero-sum rewards and to the hand's event log, and checks the
-target right away (``game_end_check="immediate"``): a game can end in the middle of a hand.
+target right away (`game_end_check="immediate"`): a game can end in the middle of a hand.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import numpy as np
 from envs.core.cards import FRENCH, iter_bits
 from envs.core.errors import DealError
 from envs.core.flags import Flag, int_range, real_number, seat_or_random
-from envs.core.game import CardGame, check_options, parse_hands, parse_seat
+from envs.core.game import RESULT_VERSION, CardGame, check_options, parse_hands, parse_seat
 
 DECK = FRENCH
 NUM_PLAYERS = 2
@@ -42,7 +46,7 @@ PLAY, DISCARD, END_EXCHANGE = 0, 32, 64
 
 
 class Phase(IntEnum):
-    """The states in which an agent acts (plus ``OVER``); engine states run inside ``apply``."""
+    """The states in which an agent acts (plus `OVER`); engine states run inside `apply`."""
 
     ELDER_EXCHANGE = 0
     DEALER_EXCHANGE = 1
@@ -51,7 +55,8 @@ class Phase(IntEnum):
     OVER = 4
 
 
-# Plain ints on the hot path (IntEnum attribute access is slower).
+# Plain ints on the hot path (IntEnum comparisons and attribute access are slower); the state
+# stores these ints.
 ELDER_EXCHANGE, DEALER_EXCHANGE, TRICK_LEAD, TRICK_FOLLOW, OVER = (int(p) for p in Phase)
 PHASE_NAMES = tuple(p.name for p in Phase)
 
@@ -65,7 +70,7 @@ RANK_NAMES = ("Sette", "Otto", "Nove", "Dieci", "Fante", "Donna", "Re", "Asso")
 RANK_PLURAL = ("Sette", "Otto", "Nove", "Dieci", "Fanti", "Donne", "Re", "Assi")
 #: J, Q, K of every suit ("figure"): a hand without any is Bianco.
 FACE_MASK = sum(0b01110000 << (8 * s) for s in range(4))
-#: ``HIGHER[c]``: the cards of c's suit that outrank c (ids grow with rank inside a suit).
+#: `HIGHER[c]`: the cards of c's suit that outrank c (ids grow with rank inside a suit).
 HIGHER = tuple(SUIT_MASK[c >> 3] & ~((2 << c) - 1) for c in range(32))
 #: value sum of a suit by its 8-bit rank pattern (spec 4.2)
 SUIT_VALUE = tuple(sum(DECL_VALUE[r] for r in range(8) if p >> r & 1) for p in range(256))
@@ -109,7 +114,7 @@ RUNS = tuple(_runs(p) for p in range(256))
 
 
 def point_of(hand: int) -> tuple[int, int, int]:
-    """``(value, cards, suit)`` of a hand's point: the largest suit value sum; ties on value go to
+    """`(value, cards, suit)` of a hand's point: the largest suit value sum; ties on value go to
     the suit with more cards (P13), then to the lowest suit index (h, d, s, c)."""
     best = (-1, 0, -1)
     for s in range(4):
@@ -122,7 +127,7 @@ def point_of(hand: int) -> tuple[int, int, int]:
 
 
 def sequences_of(hand: int) -> list[tuple[int, int, int]]:
-    """Every maximal run of >= 3 cards of one suit: ``(length, top rank, card mask)``, best first."""
+    """Every maximal run of >= 3 cards of one suit: `(length, top rank, card mask)`, best first."""
     out = []
     for s in range(4):
         for length, top, bits in RUNS[(hand >> (8 * s)) & 0xFF]:
@@ -132,7 +137,7 @@ def sequences_of(hand: int) -> list[tuple[int, int, int]]:
 
 
 def sets_of(hand: int) -> list[tuple[int, int, int]]:
-    """Every trio / quatorze of 10, J, Q, K, A: ``(size, rank, card mask)``, best first."""
+    """Every trio / quatorze of 10, J, Q, K, A: `(size, rank, card mask)`, best first."""
     out = []
     for r in range(7, SET_MIN_RANK - 1, -1):
         mask = hand & (0x01010101 << r)
@@ -157,9 +162,9 @@ def _compare(elder: tuple | None, dealer: tuple | None) -> int:
 def declare(elder_hand: int, dealer_hand: int) -> dict[str, dict[str, Any]]:
     """The three automatic declarations for the hands after the exchange.
 
-    Each entry has ``best`` (per role, elder first: the announced holding or None), ``answer``
-    (an index into ``ANSWERS``), ``winner`` (0 elder, 1 dealer, None), ``points`` (scored by
-    the winner) and ``reveal`` (per role, the card mask made public).
+    Each entry has `best` (per role, elder first: the announced holding or None), `answer`
+    (an index into `ANSWERS`), `winner` (0 elder, 1 dealer, None), `points` (scored by
+    the winner) and `reveal` (per role, the card mask made public).
     """
     hands = (elder_hand, dealer_hand)
     out: dict[str, dict[str, Any]] = {}
@@ -193,7 +198,7 @@ def declare(elder_hand: int, dealer_hand: int) -> dict[str, dict[str, Any]]:
 
 
 def follow_mask(hand: int, led: int, must_head: bool = True) -> int:
-    """Cards the follower may play to ``led`` (spec 3.1)."""
+    """Cards the follower may play to `led` (spec 3.1)."""
     same = hand & SUIT_MASK[led >> 3]
     if not same:
         return hand
@@ -235,7 +240,7 @@ FLAGS = (
 )
 
 
-class State:
+class PicchettoState:
     """Everything about one episode; card sets are bitmasks, per-seat lists are indexed by seat."""
 
     __slots__ = (
@@ -250,10 +255,10 @@ class State:
         "events", "hand_records", "hand_open", "rew",
     )
 
-    def copy(self) -> State:
+    def copy(self) -> PicchettoState:
         """An independent copy (the generator is shared: copies are for analysis, not replays)."""
-        other = State.__new__(State)
-        for name in State.__slots__:
+        other = PicchettoState.__new__(PicchettoState)
+        for name in PicchettoState.__slots__:
             value = getattr(self, name)
             setattr(other, name, value.copy() if isinstance(value, (list, dict)) else value)
         other.game_records = [dict(r) for r in self.game_records]
@@ -288,11 +293,11 @@ class PicchettoGame(CardGame):
         return NUM_PLAYERS
 
     def target_of(self, game_no: int) -> int:
-        """Target of game ``game_no`` (0-based): the bella (game 3) is played to ``bella_target``."""
+        """Target of game `game_no` (0-based): the bella (game 3) is played to `bella_target`."""
         return self.flags["bella_target"] if game_no == 2 else self.flags["game_target"]
 
     def reached(self, score: int, target: int) -> bool:
-        """Has ``score`` won a game played to ``target`` ("supera": strictly above by default)?"""
+        """Has `score` won a game played to `target` ("supera": strictly above by default)?"""
         return score >= target if self._inclusive else score > target
 
     # -- setup --------------------------------------------------------------------------
@@ -349,8 +354,8 @@ class PicchettoGame(CardGame):
             setup["scores"] = [int(x) for x in sc]
         return setup
 
-    def new_state(self, rng: np.random.Generator, setup: dict[str, Any]) -> State:
-        s = State()
+    def new_state(self, rng: np.random.Generator, setup: dict[str, Any]) -> PicchettoState:
+        s = PicchettoState()
         s.rng = rng
         s.hand_no = 0
         s.epoch = 0
@@ -361,7 +366,7 @@ class PicchettoGame(CardGame):
         s.game_no = sum(s.games_won)
         s.target = self.target_of(s.game_no)
         s.game_score = list(setup.get("scores", (0, 0)))
-        s.game_records = [{"game": s.game_no + 1, "target": s.target, "start_scores": list(s.game_score),
+        s.game_records = [{"game_no": s.game_no + 1, "target": s.target, "start_scores": list(s.game_score),
                            "scores": None, "winner": None}]
         s.hand_records = []
         s.hand_open = False
@@ -376,11 +381,11 @@ class PicchettoGame(CardGame):
         self._new_hand(s, dealer, setup.get("hands"), setup.get("talon"))
         return s
 
-    def initial_rewards(self, s: State) -> list | None:
+    def initial_rewards(self, s: PicchettoState) -> list | None:
         r, s.rew = s.rew, None
         return r
 
-    def _new_hand(self, s: State, dealer: int, hands: list[int] | None = None, talon: list[int] | None = None) -> None:
+    def _new_hand(self, s: PicchettoState, dealer: int, hands: list[int] | None = None, talon: list[int] | None = None) -> None:
         """HAND_SETUP and ELDER_BIANCO (spec 2.2); deal order P3."""
         elder = 1 - dealer
         if hands is None:
@@ -430,11 +435,11 @@ class PicchettoGame(CardGame):
         s.played = [0, 0]
         s.events = []
         s.hand_records.append({
-            "game": s.game_no + 1, "hand": s.hand_no, "dealer": dealer, "elder": elder,
+            "game_no": s.game_no + 1, "hand_no": s.hand_no, "dealer": dealer, "elder": elder,
             # card codes, so that {"dealer", "hands", "talon"} of a record replay the deal via reset options
             "hands": [[CODES[c] for c in iter_bits(h)] for h in dealt], "talon": [CODES[c] for c in talon],
             "bianco": None, "exchanged": None, "declarations": None, "events": s.events,
-            "tricks_won": None, "hand_scores": None, "completed": False, "game_ended": False,
+            "tricks": None, "hand_scores": None, "completed": False, "game_ended": False,
         })
         s.hand_open = True
         s.phase = ELDER_EXCHANGE
@@ -444,10 +449,10 @@ class PicchettoGame(CardGame):
             self._score(s, elder, BIANCO, "bianco")
 
     # -- queries ------------------------------------------------------------------------
-    def current_player(self, s: State) -> int:
+    def current_player(self, s: PicchettoState) -> int:
         return s.to_act
 
-    def legal_mask(self, s: State) -> int:
+    def legal_mask(self, s: PicchettoState) -> int:
         phase = s.phase
         if phase == TRICK_FOLLOW:
             hand = s.hands[s.to_act]
@@ -469,11 +474,11 @@ class PicchettoGame(CardGame):
             return s.hands[s.dealer] << DISCARD | ((1 << END_EXCHANGE) if s.ndisc[s.dealer] >= self._dealer_min else 0)
         return 0
 
-    def is_over(self, s: State) -> bool:
+    def is_over(self, s: PicchettoState) -> bool:
         return s.over
 
     # -- transitions --------------------------------------------------------------------
-    def apply(self, s: State, action: int) -> list | None:
+    def apply(self, s: PicchettoState, action: int) -> list | None:
         """Apply a legal action (the env checks legality); returns the zero-sum rewards scored."""
         phase = s.phase
         seat = s.to_act
@@ -494,7 +499,7 @@ class PicchettoGame(CardGame):
         r, s.rew = s.rew, None
         return r
 
-    def _score(self, s: State, seat: int, points: int, kind: str) -> bool:
+    def _score(self, s: PicchettoState, seat: int, points: int, kind: str) -> bool:
         """One scoring event; returns True when it ended the game (the hand is then abandoned)."""
         s.hand_score[seat] += points
         s.game_score[seat] += points
@@ -509,8 +514,8 @@ class PicchettoGame(CardGame):
             return True
         return False
 
-    def _pique(self, s: State, seat: int) -> bool:
-        """Pique check after a trick-point award to ``seat`` (call only while not resolved)."""
+    def _pique(self, s: PicchettoState, seat: int) -> bool:
+        """Pique check after a trick-point award to `seat` (call only while not resolved)."""
         hs = s.hand_score
         if hs[seat] >= PIQUE_THRESHOLD and hs[1 - seat] == 0:
             s.pique_resolved = True
@@ -518,7 +523,7 @@ class PicchettoGame(CardGame):
             return self._score(s, seat, PIQUE, "pique")
         return False
 
-    def _end_exchange(self, s: State, seat: int) -> None:
+    def _end_exchange(self, s: PicchettoState, seat: int) -> None:
         elder, dealer = s.elder, s.dealer
         talon = s.talon
         if seat == elder:
@@ -549,7 +554,7 @@ class PicchettoGame(CardGame):
         s.to_act = s.leader = elder
         self._declare(s)
 
-    def _declare(self, s: State) -> None:
+    def _declare(self, s: PicchettoState) -> None:
         """E3 point, E4 sequences, E5 sets, E6 repique (spec 4.2-4.5)."""
         elder, dealer = s.elder, s.dealer
         s.decl = decl = declare(s.hands[elder], s.hands[dealer])
@@ -588,7 +593,7 @@ class PicchettoGame(CardGame):
                 self._score(s, p, REPIQUE, "repique")
                 return
 
-    def _lead(self, s: State, seat: int, card: int) -> None:
+    def _lead(self, s: PicchettoState, seat: int, card: int) -> None:
         bit = 1 << card
         s.hands[seat] ^= bit
         s.played[seat] |= bit
@@ -601,7 +606,7 @@ class PicchettoGame(CardGame):
             if not s.pique_resolved:
                 self._pique(s, seat)
 
-    def _follow(self, s: State, seat: int, card: int) -> None:
+    def _follow(self, s: PicchettoState, seat: int, card: int) -> None:
         bit = 1 << card
         s.hands[seat] ^= bit
         s.played[seat] |= bit
@@ -633,7 +638,7 @@ class PicchettoGame(CardGame):
         if last:
             self._end_hand(s)
 
-    def _end_hand(self, s: State) -> None:
+    def _end_hand(self, s: PicchettoState) -> None:
         """E19 cards / capot, then the end-of-hand target check and the next hand."""
         tw = s.tricks_won
         w = 0 if tw[0] > 6 else 1 if tw[1] > 6 else -1
@@ -664,7 +669,7 @@ class PicchettoGame(CardGame):
         else:
             self._new_hand(s, 1 - s.dealer)
 
-    def _close_hand(self, s: State, completed: bool) -> None:
+    def _close_hand(self, s: PicchettoState, completed: bool) -> None:
         if not s.hand_open:
             return
         s.hand_open = False
@@ -684,11 +689,11 @@ class PicchettoGame(CardGame):
                 for name, d in s.decl.items()
             }
         rec["events"] = list(s.events)
-        rec["tricks_won"] = list(s.tricks_won)
+        rec["tricks"] = list(s.tricks_won)
         rec["hand_scores"] = list(s.hand_score)
         rec["completed"] = completed
 
-    def _game_over(self, s: State, winner: int) -> None:
+    def _game_over(self, s: PicchettoState, winner: int) -> None:
         """GAME_OVER: record the game, pay the outcome reward, then the next game or the end."""
         self._close_hand(s, completed=False)  # no-op when the hand was played out (end_of_hand check)
         s.hand_records[-1]["game_ended"] = True
@@ -712,11 +717,11 @@ class PicchettoGame(CardGame):
         s.game_no += 1
         s.target = self.target_of(s.game_no)
         s.game_score = [0, 0]
-        s.game_records.append({"game": s.game_no + 1, "target": s.target, "start_scores": [0, 0],
+        s.game_records.append({"game_no": s.game_no + 1, "target": s.target, "start_scores": [0, 0],
                                "scores": None, "winner": None})
         self._new_hand(s, 1 - s.dealer)
 
-    def _end_episode(self, s: State) -> None:
+    def _end_episode(self, s: PicchettoState) -> None:
         s.over = True
         s.phase = OVER
         s.to_act = -1
@@ -724,7 +729,7 @@ class PicchettoGame(CardGame):
         s.epoch += 1
 
     # -- reporting ----------------------------------------------------------------------
-    def result(self, s: State) -> dict[str, Any]:
+    def result(self, s: PicchettoState) -> dict[str, Any]:
         """The episode record: per hand (events in order, exchanges, declarations), per game, match."""
         hands = []
         for r in s.hand_records:
@@ -732,6 +737,7 @@ class PicchettoGame(CardGame):
             r["events"] = [tuple(e) for e in r["events"]]
             hands.append(r)
         return {
+            "result_version": RESULT_VERSION,
             "hands": hands,
             "games": [dict(g) for g in s.game_records],
             "games_won": list(s.games_won),
@@ -747,7 +753,7 @@ class PicchettoGame(CardGame):
             return f"DISCARD {DECK.codes[action - DISCARD]}"
         return "END_EXCHANGE"
 
-    def render(self, s: State, seat: int) -> str:
+    def render(self, s: PicchettoState, seat: int) -> str:
         return render_text(self, s, seat)
 
 
@@ -768,8 +774,8 @@ def _best_text(name: str, best: tuple | None) -> str | None:
     return f"{'quattordici' if best[0] == 4 else 'tris'} di {RANK_PLURAL[best[1]]}"
 
 
-def render_text(game: PicchettoGame, s: State, seat: int) -> str:
-    """What ``seat`` may see, as text; declarations with the dealer's Italian answers."""
+def render_text(game: PicchettoGame, s: PicchettoState, seat: int) -> str:
+    """What `seat` may see, as text; declarations with the dealer's Italian answers."""
     codes = DECK.format_mask
     opp = 1 - seat
     names = ("partita", "rivincita", "bella")

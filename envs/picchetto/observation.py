@@ -1,45 +1,19 @@
-"""Picchetto: the observation encoder, its inverse ``decode`` and the structured ``view``.
+"""Picchetto: the observation encoder, its inverse `decode` and the structured `view`.
 
-Seat-relative: relative seat 0 is the observer, relative seat 1 the opponent. Shape ``(OBS_SIZE,)``,
-float32, values in ``[0, OBS_HIGH]`` (scores are divided by the current game's target and may
-pass 1; they are clipped at ``OBS_HIGH`` = 4, which only very small custom targets can reach).
+Seat-relative: relative seat 0 is the observer, relative seat 1 the opponent. Shape `(OBS_SIZE,)`,
+float32, values in `[0, OBS_HIGH]` (scores are divided by the current game's target and may
+pass 1; they are clipped at `OBS_HIGH` = 4, which only very small custom targets can reach).
 Only what the seat may know is encoded (spec 5.1): its own hand, discards, drawn cards (and,
-with ``allow_peek``, the talon cards it could have drawn); the opponent's Bianco hand, the
+with `allow_peek`, the talon cards it could have drawn); the opponent's Bianco hand, the
 cards each player showed in the declarations, the public announcements and answers, the count
 of cards each player exchanged, every card played, the trick in progress, all scores.
 
-| slice | field | shape | kind | meaning |
-|---|---|---|---|---|
-| 0:32 | `hand` | (32,) | private | own cards now (card id) |
-| 32:64 | `discards` | (32,) | private | own discards this hand |
-| 64:96 | `drawn` | (32,) | private | talon cards drawn this hand |
-| 96:128 | `peeked` | (32,) | private | talon cards one could have drawn but did not (only with `allow_peek`) |
-| 128:133 | `phase` | (5,) | public | one-hot: elder exchange, dealer exchange, trick lead, trick follow, over |
-| 133:135 | `dealer` | (2,) | seat | one-hot dealer of this hand |
-| 135:199 | `bianco_hand` | (2, 32) | seat | the 12 dealt cards of a seat that declared Bianco |
-| 199:203 | `bonuses` | (2, 2) | seat | seat r declared Bianco (col 0), made repique (col 1) |
-| 203:205 | `pique` | (2,) | seat | seat r made pique |
-| 205:207 | `exchanged` | (2,) | seat | cards exchanged by seat r / 8 |
-| 207:219 | `answers` | (3, 4) | public | declaration d (point, sequence, sets) answer one-hot: va bene, uguale, non basta, nessuno |
-| 219:221 | `point_value` | (2,) | seat | publicly known point value of seat r / 80 (0: not known) |
-| 221:225 | `sequence` | (2, 2) | seat | known best sequence of seat r: length / 8, (top rank + 1) / 8 |
-| 225:229 | `sets` | (2, 2) | seat | known best set of seat r: size / 4, (rank + 1) / 8 |
-| 229:235 | `decl_points` | (2, 3) | seat | points seat r won with the point, sequences, sets / 40 |
-| 235:299 | `revealed` | (2, 32) | seat | cards seat r showed in the declarations |
-| 299:363 | `played` | (2, 32) | seat | cards seat r has played this hand (the card on the table too) |
-| 363:395 | `trick_card` | (32,) | public | one-hot card led in the trick in progress |
-| 395:397 | `leader` | (2,) | seat | one-hot leader of the trick in progress (trick phases) |
-| 397:398 | `trick_no` | (1,) | public | tricks completed this hand / 12 |
-| 398:400 | `tricks_won` | (2,) | seat | tricks won by seat r this hand / 12 |
-| 400:402 | `hand_score` | (2,) | seat | points of seat r this hand / target |
-| 402:404 | `game_score` | (2,) | seat | game score of seat r / target |
-| 404:406 | `games_won` | (2,) | seat | games of the match won by seat r / 2 |
-| 406:409 | `game_number` | (3,) | public | one-hot partita, rivincita, bella |
-| 409:410 | `target` | (1,) | public | target of this game / 220 |
-| 410:442 | `leftover` | (32,) | public | undrawn talon cards (only with `reveal_leftover_talon`) |
+{{observation_table}}
 
-The table is ``LAYOUT.table()``. ``decode(obs)`` turns one observation back into the readable
-dict that ``view(game, state, seat)`` builds from the state; heuristic agents use that dict.
+The table is `LAYOUT.table()`. `decode(obs)` turns one observation back into the readable
+dict that `view(game, state, seat)` builds from the state; heuristic agents use that dict.
+Cards are ids; `decode(obs, codes=True)` gives the same dict with card codes such as `"Ts"`
+for people.
 """
 
 from __future__ import annotations
@@ -48,11 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.cards import iter_bits
+from envs.core.cards import CARD, CARDS, SEAT_CARDS, iter_bits, with_codes
+from envs.core.docs import fill_tables
 from envs.core.game import Observer
 from envs.core.layout import ObsLayout, first_hit, row_hits
 from envs.picchetto.game import (
     ANSWERS,
+    DECK,
     DECLARATIONS,
     NUM_TRICKS,
     OVER,
@@ -60,7 +36,7 @@ from envs.picchetto.game import (
     TRICK_FOLLOW,
     TRICK_LEAD,
     PicchettoGame,
-    State,
+    PicchettoState,
 )
 
 OBS_HIGH = 4.0
@@ -101,24 +77,19 @@ LAYOUT.public("leftover", (32,), "undrawn talon cards (only with `reveal_leftove
 LAYOUT.build()
 
 OBS_SIZE = LAYOUT.obs_size
-_F = LAYOUT.fields
+__doc__ = fill_tables(__doc__, observation_table=LAYOUT.table())
 
-
-def _off(name: str) -> int:
-    return _F[name].abs_offset
-
-
-# Flat absolute offsets (private fields: + 32 * seat; seat fields: + size_per_seat * seat).
-O_HAND, O_DISCARDS, O_DRAWN, O_PEEKED = _off("hand"), _off("discards"), _off("drawn"), _off("peeked")
+# Flat absolute offsets, resolved once (private fields: + 32 * seat; seat fields: + size_per_seat * seat).
+O_HAND, O_DISCARDS, O_DRAWN, O_PEEKED = (LAYOUT.abs_offset(f) for f in ("hand", "discards", "drawn", "peeked"))
 O_PHASE, O_DEALER, O_BIANCO_HAND, O_BONUSES, O_PIQUE = (
-    _off("phase"), _off("dealer"), _off("bianco_hand"), _off("bonuses"), _off("pique"))
+    LAYOUT.abs_offset(f) for f in ("phase", "dealer", "bianco_hand", "bonuses", "pique"))
 O_EXCHANGED, O_ANSWERS, O_POINT, O_SEQ, O_SETS = (
-    _off("exchanged"), _off("answers"), _off("point_value"), _off("sequence"), _off("sets"))
+    LAYOUT.abs_offset(f) for f in ("exchanged", "answers", "point_value", "sequence", "sets"))
 O_DECL_POINTS, O_REVEALED, O_PLAYED, O_TRICK, O_LEADER = (
-    _off("decl_points"), _off("revealed"), _off("played"), _off("trick_card"), _off("leader"))
+    LAYOUT.abs_offset(f) for f in ("decl_points", "revealed", "played", "trick_card", "leader"))
 O_TRICK_NO, O_TRICKS, O_HAND_SCORE, O_GAME_SCORE, O_GAMES_WON = (
-    _off("trick_no"), _off("tricks_won"), _off("hand_score"), _off("game_score"), _off("games_won"))
-O_GAME_NO, O_TARGET, O_LEFTOVER = _off("game_number"), _off("target"), _off("leftover")
+    LAYOUT.abs_offset(f) for f in ("trick_no", "tricks_won", "hand_score", "game_score", "games_won"))
+O_GAME_NO, O_TARGET, O_LEFTOVER = (LAYOUT.abs_offset(f) for f in ("game_number", "target", "leftover"))
 
 
 class PicchettoObserver(Observer):
@@ -126,7 +97,7 @@ class PicchettoObserver(Observer):
 
     Discards, card plays and the end of an exchange (the draw, the dealer's Bianco, the
     declarations) are incremental; a new hand, a new game and the end of the episode bump the
-    state's ``epoch`` and trigger a full rebuild.
+    state's `epoch` and trigger a full rebuild.
     """
 
     layout = LAYOUT
@@ -135,26 +106,13 @@ class PicchettoObserver(Observer):
 
     def __init__(self, game: PicchettoGame):
         super().__init__(game)
-        # scalar writes through a memoryview of the same float32 memory cost half a NumPy item write
-        self._mv = memoryview(self.buf)
         self._epoch = -1
         self._scale = 1.0
         self._phase = 0
         self._led = -1
         self._nev = 0
 
-    # ``_mv`` is a view of ``buf``: a copy or an unpickled observer must get one of its own buffer
-    # (memoryviews cannot be pickled, and a copied view would still point into the original).
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_mv"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._mv = memoryview(self.buf)
-
-    def reset(self, s: State) -> None:
+    def reset(self, s: PicchettoState) -> None:
         """Full rebuild from the state."""
         self.buf.fill(0.0)
         b = self._mv
@@ -193,7 +151,7 @@ class PicchettoObserver(Observer):
             for c in iter_bits(s.leftover):
                 b[O_LEFTOVER + c] = 1.0
 
-    def _scores(self, s: State) -> None:
+    def _scores(self, s: PicchettoState) -> None:
         b, scale = self._mv, self._scale
         self._nev = len(s.events)
         hs, gs = s.hand_score, s.game_score
@@ -202,13 +160,13 @@ class PicchettoObserver(Observer):
         b[O_GAME_SCORE] = min(gs[0] * scale, OBS_HIGH)
         b[O_GAME_SCORE + 1] = min(gs[1] * scale, OBS_HIGH)
 
-    def _bianco(self, s: State, p: int) -> None:
+    def _bianco(self, s: PicchettoState, p: int) -> None:
         b = self._mv
         b[O_BONUSES + 2 * p] = 1.0
         for c in iter_bits(s.dealt[p]):
             b[O_BIANCO_HAND + 32 * p + c] = 1.0
 
-    def _declarations(self, s: State) -> None:
+    def _declarations(self, s: PicchettoState) -> None:
         """The public outcome of the three declarations and of the repique check."""
         b = self._mv
         for i in range(3):
@@ -231,8 +189,8 @@ class PicchettoObserver(Observer):
             if s.repique_by == p:
                 b[O_BONUSES + 2 * p + 1] = 1.0
 
-    def _exchange_done(self, s: State, seat: int) -> None:
-        """``seat`` ended his exchange: his draw, then the dealer's Bianco or the declarations."""
+    def _exchange_done(self, s: PicchettoState, seat: int) -> None:
+        """`seat` ended his exchange: his draw, then the dealer's Bianco or the declarations."""
         b = self._mv
         for c in iter_bits(s.drawn[seat]):
             b[O_HAND + 32 * seat + c] = 1.0
@@ -250,7 +208,7 @@ class PicchettoObserver(Observer):
                     b[O_LEFTOVER + c] = 1.0
         self._scores(s)
 
-    def update(self, s: State, actor: int, action: int) -> None:
+    def update(self, s: PicchettoState, actor: int, action: int) -> None:
         if s.epoch != self._epoch:  # a new hand or game, or the end of the episode
             self.reset(s)
             return
@@ -292,19 +250,26 @@ class PicchettoObserver(Observer):
 
 # -- readable views ---------------------------------------------------------------------------
 
-#: ``view(...)["phase"]`` and ``decode(obs)["phase"]`` for each phase (indexed by the phase int).
+#: `view(...)["phase"]` and `decode(obs)["phase"]` for each phase (indexed by the phase int).
 PHASE_KEYS = tuple(name.lower() for name in PHASE_NAMES)
+
+#: The fields of `decode(obs)` (and of `view`) that hold card ids, and how
+#: (`envs.core.cards.with_codes`).
+CARD_FIELDS = {
+    "hand": CARDS, "discards": CARDS, "drawn": CARDS, "peeked": CARDS, "bianco_hand": SEAT_CARDS,
+    "revealed": SEAT_CARDS, "played": SEAT_CARDS, "trick_card": CARD, "leftover": CARDS,
+}
 
 
 def _cards(mask: int) -> list[int]:
     return list(iter_bits(mask))
 
 
-def view(game: PicchettoGame, s: State, seat: int) -> dict[str, Any]:
-    """What ``seat`` may know, as a readable dict (relative seats: index 0 is ``seat``).
+def view(game: PicchettoGame, s: PicchettoState, seat: int) -> dict[str, Any]:
+    """What `seat` may know, as a readable dict (relative seats: index 0 is `seat`).
 
-    Built from the state independently of the encoder; ``decode(observe(seat))`` returns the
-    same dict. Card ids are the canonical indices (``envs.core.cards.FRENCH``).
+    Built from the state independently of the encoder; `decode(observe(seat))` returns the
+    same dict. Card ids are the canonical indices (`envs.core.cards.FRENCH`).
     """
     order = (seat, 1 - seat)
     over = s.over
@@ -354,13 +319,15 @@ def view(game: PicchettoGame, s: State, seat: int) -> dict[str, Any]:
     }
 
 
-def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
+def decode(obs: np.ndarray | dict[str, np.ndarray], codes: bool = False) -> dict[str, Any]:
     """Readable view of one observation (relative seats: index 0 is the observer).
 
-    Returns the same dict as ``view``: phase, dealer, own hand / discards / drawn / peeked,
+    Returns the same dict as `view`: phase, dealer, own hand / discards / drawn / peeked,
     the Bianco hands, bonuses, exchange counts, the declarations (answer in Italian, the known
     best holding of each seat, points won), revealed and played cards, the trick in progress,
     tricks won, hand and game scores, games won, game number and target, the leftover talon.
+    With `codes=True` every card (the fields of `CARD_FIELDS`) is its code instead, e.g.
+    `"Ts"`, and everything else is the same.
     """
     if isinstance(obs, dict):
         obs = obs["observation"]
@@ -389,7 +356,7 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
             "points": [round(v * DECL_SCALE) for v in decl_points[i]],
         }
     bonuses = f["bonuses"].tolist()
-    return {
+    out = {
         "phase": PHASE_KEYS[phase if phase is not None else OVER],
         "dealer": first_hit(f["dealer"]),
         "hand": cards(f["hand"]),
@@ -415,3 +382,4 @@ def decode(obs: np.ndarray | dict[str, np.ndarray]) -> dict[str, Any]:
         "target": target,
         "leftover": cards(f["leftover"]),
     }
+    return with_codes(out, DECK, CARD_FIELDS) if codes else out

@@ -216,7 +216,7 @@ def test_6_7_pique_during_play():
     assert run.ret == [65, -65]
     result = run.env.infos["player_0"]["result"]
     assert result["hands"][0]["hand_scores"] == [70, 5]
-    assert result["hands"][0]["tricks_won"] == [8, 4]
+    assert result["hands"][0]["tricks"] == [8, 4]
 
 
 def test_6_7_trick_points_that_win_the_game_prevent_the_pique():
@@ -472,7 +472,7 @@ def test_bianco_ends_the_game_at_the_deal():
         env.reset(options=options)
         assert all(env.terminations.values())
         result = env.infos["player_0"]["result"]
-        assert result["games"][0] == {"game": 1, "target": 150, "start_scores": [145, 0], "scores": [155, 0],
+        assert result["games"][0] == {"game_no": 1, "target": 150, "start_scores": [145, 0], "scores": [155, 0],
                                       "winner": 0}
         returns = {}
         for agent in env.agent_iter():  # every agent gets its dead step, which pays the Bianco
@@ -539,7 +539,7 @@ def test_6_15_bella_after_one_game_each():
     run = Run({"games_won": [1, 0], "scores": [0, 150]})
     assert run.state.target == 150 and run.state.game_no == 1
     finish_game(run, rng)
-    assert run.state.game_records[0]["game"] == 2 and run.state.game_records[0]["winner"] == 1
+    assert run.state.game_records[0]["game_no"] == 2 and run.state.game_records[0]["winner"] == 1
     assert run.state.target == 220 and run.state.game_no == 2 and not run.over()  # the bella, to 220
     view = decode(run.env.observe("player_0"))
     assert view["game_number"] == 3 and view["target"] == 220 and view["games_won"] == [1, 1]
@@ -547,7 +547,7 @@ def test_6_15_bella_after_one_game_each():
     assert run.over()
     result = run.env.infos["player_0"]["result"]
     # this episode started at the rivincita
-    assert [(g["game"], g["target"]) for g in result["games"]] == [(2, 150), (3, 220)]
+    assert [(g["game_no"], g["target"]) for g in result["games"]] == [(2, 150), (3, 220)]
     assert result["match_winner"] == result["games"][-1]["winner"]
     assert any(x > 220 for x in result["games"][-1]["scores"])
 
