@@ -43,7 +43,7 @@ import numpy as np
 from envs.core.errors import ConfigError, DealError, IllegalActionError
 from envs.core.game import CardGame, Observer
 
-__all__ = ["VectorEnv", "gather_obs", "rand_below", "seed_streams"]
+__all__ = ["VectorEnv", "first_illegal", "gather_obs", "rand_below", "seed_streams"]
 
 
 # -- kernels shared by every game ---------------------------------------------------------
@@ -70,6 +70,17 @@ def gather_obs(buf: np.ndarray, gather: np.ndarray, seats: np.ndarray, obs: np.n
         o = obs[i]
         for j in range(size):
             o[j] = b[g[j]]
+
+
+@nb.njit(cache=True)
+def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
+    """The first game whose action is out of range or not set in its mask row, or -1."""
+    num_actions = mask.shape[1]
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= num_actions or mask[i, a] != 1:
+            return i
+    return -1
 
 
 def seed_streams(seed: int | None, count: int) -> np.ndarray:
@@ -209,12 +220,8 @@ class VectorEnv:
                 f"got {acts.dtype} {acts.shape}"
             )
         acts = acts.astype(np.int64)
-        inside = (acts >= 0) & (acts < self.num_actions)
-        legal = np.zeros(self.num_envs, dtype=np.bool_)
-        rows = np.flatnonzero(inside)
-        legal[rows] = self.mask[rows, acts[rows]] == 1
-        if not legal.all():
-            i = int(np.flatnonzero(~legal)[0])
+        i = first_illegal(self.mask, acts)
+        if i >= 0:
             names = ", ".join(f"{a} ({self.game.action_name(int(a))})" for a in np.flatnonzero(self.mask[i]))
             raise IllegalActionError(
                 f"{self.game.name}: game {i}: action {int(acts[i])} is not legal for player_"
