@@ -5,20 +5,20 @@
     python benchmarks/vector_briscola5.py --deals 100000 --seconds 0
 
 Speed: uniformly random legal actions, chosen by a small njit helper (not in Python), stepped
-through ``vector_env(num_envs).step`` with ``copy_outputs = False`` (the batched trainer's way)
-and with the default copies; next to it, the kernel alone (``_step``: rules, observer buffer,
-mask) and the observation gather alone (``gather_obs`` of 1,169 floats per game), and
-``briscola5_v0.env()`` stepped the PettingZoo way (``last()``, a random legal action, ``step``),
+through `vector_env(num_envs).step` with `copy_outputs = False` (the batched trainer's way)
+and with the default copies; next to it, the kernel alone (`_step`: rules, observer buffer,
+mask) and the observation gather alone (`gather_obs` of 1,169 floats per game), and
+`briscola5_v0.env()` stepped the PettingZoo way (`last()`, a random legal action, `step`),
 all in the same process. One env-step = one action of one game. Figures are medians of
-``--repeats`` runs, by wall clock and by this process's CPU time (the machine is shared: the
+`--repeats` runs, by wall clock and by this process's CPU time (the machine is shared: the
 load is printed).
 
 Compile time: a fresh process with an empty numba cache directory, then a second process with
-the same directory (``cache=True``).
+the same directory (`cache=True`).
 
-Differential: the harness of ``tests/envs/test_briscola5_batched.py`` (every step's actor,
+Differential: the harness of `tests/envs/test_briscola5_batched.py` (every step's actor,
 observation bytes, whole observer buffer, mask, rewards and episode ends against the AEC env),
-over ``--deals`` deals spread across its flag variants.
+over `--deals` deals spread across its flag variants.
 """
 
 from __future__ import annotations

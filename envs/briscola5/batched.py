@@ -1,15 +1,15 @@
 """Briscola in cinque: the batched engine (many games in NumPy arrays, stepped by numba).
 
-``Briscola5VectorEnv`` is what ``envs.briscola5_v0.vector_env(num_envs, **flags)`` returns; the
-API (``reset``, ``step``, ``observe``, ``get_state``/``set_state``) is ``envs.core.vector.VectorEnv``'s.
-The kernels below play exactly the rules of ``envs/briscola5/game.py`` (forfeit check, auction,
-call, eight tricks, credits, void hands, the match and its truncation) and keep ``buf[i]`` equal
+`Briscola5VectorEnv` is what `envs.briscola5_v0.vector_env(num_envs, **flags)` returns; the
+API (`reset`, `step`, `observe`, `get_state`/`set_state`) is `envs.core.vector.VectorEnv`'s.
+The kernels below play exactly the rules of `envs/briscola5/game.py` (forfeit check, auction,
+call, eight tricks, credits, void hands, the match and its truncation) and keep `buf[i]` equal
 to the AEC observer's absolute buffer, so the gathered observations are the AEC env's bytes;
-``tests/envs/test_briscola5_batched.py`` checks both against the AEC env step by step.
+`tests/envs/test_briscola5_batched.py` checks both against the AEC env step by step.
 
-State (``self.state``: named views of four packed arrays, so that the kernels take few
+State (`self.state`: named views of four packed arrays, so that the kernels take few
 arguments; first axis the game index; seats and cards are ints, card sets int64 bitmasks with
-bit ``c`` for card ``c``; -1 where a seat or card does not exist yet):
+bit `c` for card `c`; -1 where a seat or card does not exist yet):
 
 | name | packed in | shape | meaning |
 |---|---|---|---|
@@ -34,13 +34,13 @@ bit ``c`` for card ``c``; -1 where a seat or card does not exist yet):
 | `dealt` | `H` | `(B, 5)` | cards each seat was dealt in this hand |
 | `perm` | int8 | `(B, 40)` | the shuffle of this hand: position k went to seat (dealer + 1 + k) % 5 |
 
-The seat to act is the base's ``current_player``. The observation facts that only the buffer
-needs (bids, who played which card in which trick) live in ``buf`` alone, written by the same
-incremental rules as ``Briscola5Observer.update``; a hand is rebuilt like ``Briscola5Observer.reset``.
+The seat to act is the base's `current_player`. The observation facts that only the buffer
+needs (bids, who played which card in which trick) live in `buf` alone, written by the same
+incremental rules as `Briscola5Observer.update`; a hand is rebuilt like `Briscola5Observer.reset`.
 
-Randomness (``rand_below`` on each game's xorshift stream): a random first dealer when the flag
+Randomness (`rand_below` on each game's xorshift stream): a random first dealer when the flag
 says so, then a Fisher-Yates shuffle of the 40 cards for every hand (B3: position k goes to seat
-``(dealer + 1 + k) % 5``), the same order as the AEC engine draws them from its generator.
+`(dealer + 1 + k) % 5`), the same order as the AEC engine draws them from its generator.
 """
 
 from __future__ import annotations
@@ -70,7 +70,33 @@ from envs.briscola5.game import (
     TRICK_PLAY,
     Briscola5Game,
 )
-from envs.briscola5.observation import LAYOUT, Briscola5Observer
+from envs.briscola5.observation import (
+    LAYOUT,
+    O_BIDS,
+    O_CALLED,
+    O_CALLER,
+    O_CONTRACT,
+    O_DEALER,
+    O_DECLINED,
+    O_HAND,
+    O_HIGH,
+    O_HIGH_BIDDER,
+    O_HOLDS,
+    O_LEADER,
+    O_LEFT,
+    O_PARTNER,
+    O_PASSED,
+    O_PHASE,
+    O_PLAYED_BY,
+    O_PLAYED_IN,
+    O_POINTS,
+    O_REVEALED,
+    O_SCORES,
+    O_TRICK,
+    O_TRICKS,
+    O_TRUMP,
+    Briscola5Observer,
+)
 from envs.core.vector import VectorEnv, rand_below
 
 __all__ = ["Briscola5VectorEnv"]
@@ -82,17 +108,7 @@ _STRENGTH = np.array(STRENGTH, dtype=np.int8)
 _POINTS = np.array(POINTS, dtype=np.int8)
 
 
-def _off(name: str) -> int:
-    return LAYOUT.fields[name].abs_offset
-
-
-# Absolute offsets of the observer's fields (private fields: one row per seat).
-O_HAND, O_HOLDS, O_PHASE, O_DEALER = _off("hand"), _off("holds_called"), _off("phase"), _off("dealer")
-O_DECLINED, O_BIDS, O_PASSED, O_HIGH = _off("forfeit_declined"), _off("bids"), _off("passed"), _off("high_bid")
-O_HIGH_BIDDER, O_CALLER, O_CONTRACT = _off("high_bidder"), _off("caller"), _off("contract")
-O_CALLED, O_TRUMP, O_PLAYED_BY, O_PLAYED_IN = _off("called_card"), _off("trump"), _off("played_by"), _off("played_in_trick")
-O_TRICK, O_LEADER, O_POINTS, O_TRICKS = _off("current_trick"), _off("trick_leader"), _off("points_taken"), _off("tricks_taken")
-O_REVEALED, O_PARTNER, O_SCORES, O_LEFT = _off("partner_revealed"), _off("partner"), _off("match_scores"), _off("hands_left")
+# Flat offsets of the observer's fields in its absolute buffer (private fields: one row per seat).
 HAND_ROW = LAYOUT.fields["hand"].size  # 40: one private row per seat
 HOLDS_ROW = LAYOUT.fields["holds_called"].size  # 1
 BIDS_ROW = LAYOUT.fields["bids"].shape[1]  # 60

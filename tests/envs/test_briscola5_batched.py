@@ -1,30 +1,30 @@
-"""The batched Briscola engine (``briscola5_v0.vector_env``) plays the AEC env's game, byte for byte.
+"""The batched Briscola engine (`briscola5_v0.vector_env`) plays the AEC env's game, byte for byte.
 
-Method (differential, step by step). ``Differential`` holds one ``Briscola5VectorEnv`` of B
-games and B AEC ``raw_env``s, one per game, and steps them with the same actions:
+Method (differential, step by step). `Differential` holds one `Briscola5VectorEnv` of B
+games and B AEC `raw_env`s, one per game, and steps them with the same actions:
 
 * First deals: the batched engine deals (from its seeded streams, or from explicit
-  ``reset(options=[...])``: deals with 0-point hands for the forfeit check, and deals copied from
+  `reset(options=[...])`: deals with 0-point hands for the forfeit check, and deals copied from
   seeded AEC envs' states), then each AEC env is reset with that very deal, read from the batched
-  state (``options={"dealer": dealer[i], "hands": dealt[i]}``).
+  state (`options={"dealer": dealer[i], "hands": dealt[i]}`).
 * Later hands of a match are shuffled by the batched engine from its own stream; the AEC state's
-  generator is replaced by ``_DealDouble``, whose ``permutation(40)`` returns the shuffle the
-  batched engine drew for that hand (``state["perm"][i]``, read after the batched step and before
+  generator is replaced by `_DealDouble`, whose `permutation(40)` returns the shuffle the
+  batched engine drew for that hand (`state["perm"][i]`, read after the batched step and before
   the AEC step), so both sides deal the same cards. The double counts its calls: the AEC engine
   must shuffle exactly when the batched one started a new hand within the episode.
 * After every step, for every game: the actor, the observation (bytes), the mask, the per-step
   rewards of the five seats, terminated/truncated, and the WHOLE absolute observer buffer (every
-  seat's private rows too) must be identical; every few steps ``observe(seat)`` is compared for
+  seat's private rows too) must be identical; every few steps `observe(seat)` is compared for
   all five seats. When an episode ends the batched game is re-dealt at once: the AEC env is reset
   with the new deal and the next comparison is the new episode's first observation.
 * Actions: uniform over the legal ids, except that in the auction each game passes with its own
-  probability (0, 0.5, 0.9 or 1), so that all-pass auctions (void hands, ``force_dealer``) and long
+  probability (0, 0.5, 0.9 or 1), so that all-pass auctions (void hands, `force_dealer`) and long
   runs of void hands (the truncation after 100 of them) happen; the forfeit check is a coin flip.
 
-Deals and events are counted (``Differential.stats``) and the tests assert minimum counts of
-each: deals per flag variant (at least 2,000 in every variant of ``VARIANTS``), forfeits, all-pass
+Deals and events are counted (`Differential.stats`) and the tests assert minimum counts of
+each: deals per flag variant (at least 2,000 in every variant of `VARIANTS`), forfeits, all-pass
 voids, forced dealers, solos, cappotti, multi-hand matches, truncations.
-``benchmarks/vector_briscola5.py`` runs the same harness over 100,000+ deals.
+`benchmarks/vector_briscola5.py` runs the same harness over 100,000+ deals.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _fields_differing(a: np.ndarray, b: np.ndarray, absolute: bool) -> list[str]
 
 
 def zero_point_deal(rnd: np.random.Generator, seats: list[int], dealer: int | None = None) -> dict:
-    """Reset options dealing 0-point hands to ``seats`` (at most two), the rest at random."""
+    """Reset options dealing 0-point hands to `seats` (at most two), the rest at random."""
     zero = list(rnd.permutation(ZERO_POINT_CARDS))
     hands: list[list[int]] = [[] for _ in range(N)]
     for s in seats:
@@ -121,7 +121,7 @@ class Differential:
 
     # -- deals ------------------------------------------------------------------------------
     def _sync_aec(self, i: int) -> None:
-        """Reset AEC env ``i`` with the batched game's current (first) deal."""
+        """Reset AEC env `i` with the batched game's current (first) deal."""
         st = self.v.state
         assert st["hand_no"][i] == 1
         hands = [[c for c in range(40) if int(st["dealt"][i, p]) >> c & 1] for p in range(N)]
@@ -272,7 +272,7 @@ VARIANTS = {
 
 def run_variant(flags: dict, pass_probs, min_deals: int, steps_per_round: int, num_envs: int = 64,
                 seed: int = 0, observe_every: int = 10) -> dict:
-    """Differential rounds (a reset with mixed options, then ``steps_per_round`` steps) until ``min_deals``."""
+    """Differential rounds (a reset with mixed options, then `steps_per_round` steps) until `min_deals`."""
     diff = Differential(num_envs, flags, seed=seed, pass_probs=pass_probs, observe_every=observe_every)
     rnd = np.random.default_rng(seed + 1)
     round_no = 0
@@ -446,7 +446,7 @@ def test_every_flag_is_supported():
 
 
 def test_import_without_numba(monkeypatch):
-    """``import envs.briscola5_v0`` works without numba; ``vector_env`` then says how to get it."""
+    """`import envs.briscola5_v0` works without numba; `vector_env` then says how to get it."""
     import envs
 
     monkeypatch.setitem(sys.modules, "numba", None)
