@@ -110,30 +110,32 @@ def _bit(c):
 
 
 @nb.njit(cache=True)
-def _write_mask(i, cfg, suit_mask, hands, trick, trick_len, to_act, tricks_done, mask, current_player):
-    """The legal cards of the seat to act (§2.3, with D11 when enabled) into `mask[i]`."""
-    p = to_act[i]
-    hand = hands[i, p]
-    k = trick_len[i]
+def _legal(hand, lead_card, k, tricks_done, restrict, pig_card, suit_mask):
+    """The legal cards (bitmask) of `hand` (§2.3, with D11 when `restrict`); `k` cards are in the trick."""
     if k > 0:
-        m = hand & suit_mask[trick[i, 0] // 10]
+        m = hand & suit_mask[lead_card // 10]
         if m == 0:
             m = hand
     else:
         m = hand
-    if cfg[C_RESTRICT] != 0 and tricks_done[i] == 0:
-        pig = _bit(cfg[C_PIG])
+    if restrict != 0 and tricks_done == 0:
+        pig = np.int64(1) << pig_card
         if m & pig:
-            spade = cfg[C_PIG] // 10
-            led_spade = k > 0 and trick[i, 0] // 10 == spade
-            only_spade = (hand & suit_mask[spade]) == pig
-            if not (led_spade and only_spade):
+            spade = pig_card // 10
+            if not (k > 0 and lead_card // 10 == spade and (hand & suit_mask[spade]) == pig):
                 m2 = m & ~pig
                 if m2 != 0:
                     m = m2
-    row = mask[i]
+    return m
+
+
+@nb.njit(cache=True)
+def _write_mask(i, cfg, suit_mask, hands, trick, trick_len, to_act, tricks_done, mask, current_player):
+    """`mask[i]` and `current_player[i]` for the seat to act (the cold path; `_step_all` inlines it)."""
+    p = to_act[i]
+    m = _legal(hands[i, p], trick[i, 0], trick_len[i], tricks_done[i], cfg[C_RESTRICT], cfg[C_PIG], suit_mask)
     for c in range(40):
-        row[c] = (m >> c) & 1
+        mask[i, c] = (m >> c) & 1
     current_player[i] = p
 
 
@@ -374,66 +376,11 @@ def _score_hand(i, cfg, tables, tricks_won, points, pig_taker, delta):
 
 
 @nb.njit(cache=True)
-def _play(i, card, cfg, fcfg, tables, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done,
-          hand_no, tricks_won, points, pig_taker, busche, order, outcome, reason, buf, rng, rewards, terminated):
-    """`game.apply` and `PigugninObserver.update` for one card of game `i` (legal: checked by the base)."""
+def _end_hand(i, winner, cfg, fcfg, tables, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done,
+              hand_no, tricks_won, points, pig_taker, busche, order, outcome, reason, buf, rng, rewards, terminated):
+    """The last trick of game `i` was taken by `winner`: HAND_SCORING and GAME_CHECK (§4.3, §5.2), then the
+    next hand (the Pigugnìn taker deals, §1.3) or, when the episode is over, a fresh episode."""
     n = cfg[C_N]
-    seat = to_act[i]
-    hands[i, seat] ^= _bit(card)
-    b = buf[i]
-    row = seat * 40 + card
-    b[cfg[O_HAND] + row] = 0.0
-    b[cfg[O_PLAYED] + row] = 1.0
-    k = trick_len[i]
-    trick[i, k] = card
-    k += 1
-    if k < n:
-        trick_len[i] = k
-        b[cfg[O_TRICK] + row] = 1.0
-        to_act[i] = seat + 1 if seat + 1 < n else 0
-        return
-    # Resolve the trick (§3): the strongest card of the led suit wins.
-    lead = leader[i]
-    best = 0
-    best_card = trick[i, 0]
-    led = tables[2, best_card]
-    pts = 0
-    has_pig = False
-    for j in range(n):
-        c = trick[i, j]
-        pts += tables[1, c]
-        if c == cfg[C_PIG]:
-            has_pig = True
-        if j > 0 and tables[2, c] == led and tables[0, c] > tables[0, best_card]:
-            best = j
-            best_card = c
-    winner = (lead + best) % n
-    tricks_won[i, winner] += 1
-    points[i, winner] += pts
-    if has_pig:
-        pig_taker[i] = winner
-    done = tricks_done[i] + 1
-    tricks_done[i] = done
-    leader[i] = winner
-    to_act[i] = winner
-    trick_len[i] = 0
-    if done < cfg[C_HAND]:
-        o_trick = cfg[O_TRICK]
-        o_captured = cfg[O_CAPTURED] + 40 * winner
-        for j in range(n):
-            c = trick[i, j]
-            b[o_trick + 40 * ((lead + j) % n) + c] = 0.0
-            b[o_captured + c] = 1.0
-            trick[i, j] = -1
-        b[cfg[O_TRICKS_WON] + winner] = np.float32(tricks_won[i, winner] / cfg[C_HAND])
-        b[cfg[O_POINTS] + winner] = np.float32(points[i, winner] / cfg[C_HAND_TOTAL])
-        if has_pig:
-            b[cfg[O_PIG_HOLDER] + winner] = 1.0
-        if lead != winner:
-            b[cfg[O_TRICK_LEADER] + lead] = 0.0
-            b[cfg[O_TRICK_LEADER] + winner] = 1.0
-        return
-    # The hand is over: HAND_SCORING and GAME_CHECK (§4.3, §5.2).
     for j in range(n):
         trick[i, j] = -1
     points[i, winner] += cfg[C_LAST_BONUS]
@@ -456,7 +403,6 @@ def _play(i, card, cfg, fcfg, tables, hands, trick, trick_len, leader, to_act, d
         _new_episode(i, cfg, fcfg, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done,
                      hand_no, tricks_won, points, pig_taker, busche, order, buf, rng)
     else:
-        # The Pigugnìn taker deals next (§1.3).
         _new_hand(i, pig_taker[i], cfg, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done,
                   hand_no, tricks_won, points, pig_taker, order, rng)
         _hand_buf(i, cfg, fcfg, hands, leader, dealer, busche, buf)
@@ -466,11 +412,92 @@ def _play(i, card, cfg, fcfg, tables, hands, trick, trick_len, leader, to_act, d
 def _step_all(actions, cfg, fcfg, tables, suit_mask, hands, trick, trick_len, leader, to_act, dealer, deal_dealer,
               tricks_done, hand_no, tricks_won, points, pig_taker, busche, order, outcome, reason, buf, rng, rewards,
               terminated, current_player, mask):
+    """One card per game: `game.apply` and `PigugninObserver.update`, then the next seat's mask.
+
+    The hot path is written out in this loop (a call per game costs more than the work here);
+    the end of a hand goes to `_end_hand`.
+    """
+    n = cfg[C_N]
+    hand_size = cfg[C_HAND]
+    hand_total = cfg[C_HAND_TOTAL]
+    restrict = cfg[C_RESTRICT]
+    pig_card = cfg[C_PIG]
+    o_hand, o_played, o_trick = cfg[O_HAND], cfg[O_PLAYED], cfg[O_TRICK]
+    o_leader, o_captured, o_tricks = cfg[O_TRICK_LEADER], cfg[O_CAPTURED], cfg[O_TRICKS_WON]
+    o_points, o_pig = cfg[O_POINTS], cfg[O_PIG_HOLDER]
     for i in range(actions.shape[0]):
-        _play(i, actions[i], cfg, fcfg, tables, hands, trick, trick_len, leader, to_act, dealer, deal_dealer,
-              tricks_done, hand_no, tricks_won, points, pig_taker, busche, order, outcome, reason, buf, rng,
-              rewards, terminated)
-        _write_mask(i, cfg, suit_mask, hands, trick, trick_len, to_act, tricks_done, mask, current_player)
+        card = actions[i]
+        seat = np.int64(to_act[i])
+        hands[i, seat] ^= np.int64(1) << card
+        row = seat * 40 + card
+        buf[i, o_hand + row] = 0.0
+        buf[i, o_played + row] = 1.0
+        k = np.int64(trick_len[i])
+        trick[i, k] = card
+        k += 1
+        if k < n:
+            trick_len[i] = k
+            buf[i, o_trick + row] = 1.0
+            to_act[i] = seat + 1 if seat + 1 < n else 0
+        else:
+            # Resolve the trick (§3): the strongest card of the led suit wins.
+            lead = np.int64(leader[i])
+            best = 0
+            best_card = np.int64(trick[i, 0])
+            led = tables[2, best_card]
+            pts = 0
+            has_pig = False
+            for j in range(n):
+                c = np.int64(trick[i, j])
+                pts += tables[1, c]
+                if c == pig_card:
+                    has_pig = True
+                if j > 0 and tables[2, c] == led and tables[0, c] > tables[0, best_card]:
+                    best = j
+                    best_card = c
+            winner = (lead + best) % n
+            tricks_won[i, winner] += 1
+            points[i, winner] += pts
+            if has_pig:
+                pig_taker[i] = winner
+            done = tricks_done[i] + 1
+            tricks_done[i] = done
+            leader[i] = winner
+            to_act[i] = winner
+            trick_len[i] = 0
+            if done < hand_size:
+                base = o_captured + 40 * winner
+                for j in range(n):
+                    c = trick[i, j]
+                    buf[i, o_trick + 40 * ((lead + j) % n) + c] = 0.0
+                    buf[i, base + c] = 1.0
+                    trick[i, j] = -1
+                buf[i, o_tricks + winner] = np.float32(tricks_won[i, winner] / hand_size)
+                buf[i, o_points + winner] = np.float32(points[i, winner] / hand_total)
+                if has_pig:
+                    buf[i, o_pig + winner] = 1.0
+                if lead != winner:
+                    buf[i, o_leader + lead] = 0.0
+                    buf[i, o_leader + winner] = 1.0
+            else:
+                _end_hand(i, winner, cfg, fcfg, tables, hands, trick, trick_len, leader, to_act, dealer, deal_dealer,
+                          tricks_done, hand_no, tricks_won, points, pig_taker, busche, order, outcome, reason, buf,
+                          rng, rewards, terminated)
+        # The mask of the seat to act now.
+        p = to_act[i]
+        hand = hands[i, p]
+        k = trick_len[i]
+        if k > 0:
+            m = hand & suit_mask[trick[i, 0] // 10]
+            if m == 0:
+                m = hand
+        else:
+            m = hand
+        if restrict != 0 and tricks_done[i] == 0:
+            m = _legal(hand, trick[i, 0], k, 0, restrict, pig_card, suit_mask)
+        for c in range(40):
+            mask[i, c] = (m >> c) & 1
+        current_player[i] = p
 
 
 @nb.njit(cache=True)
@@ -505,7 +532,7 @@ class PigugninVectorEnv(VectorEnv):
         for name, v in zip(OUTCOMES, values, strict=True):
             if isinstance(v, int) and abs(v) > _EXACT:
                 raise ConfigError(
-                    f"pigugnin: vector_env cannot play outcome_reward[{name!r}]={v!r} (rewards are added in "
+                    f"{game.name}: vector_env cannot play outcome_reward[{name!r}]={v!r} (rewards are added in "
                     f"float64; an int beyond 2**53 would not add exactly); use env() for it, or a smaller value"
                 )
         cfg = np.zeros(_CFG_SIZE, dtype=np.int64)
@@ -607,5 +634,5 @@ class PigugninVectorEnv(VectorEnv):
         setups = super()._parse_options(options)
         for i, setup in enumerate(setups):
             if setup is not None and any(t >= _BIG for t in setup.get("busche", ())):
-                raise DealError(f"game {i}: pigugnin: vector_env holds busche totals below 2**62; got {setup['busche']}")
+                raise DealError(f"game {i}: {self.game.name}: vector_env holds busche totals below 2**62; got {setup['busche']}")
         return setups

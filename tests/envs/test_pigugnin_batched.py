@@ -77,6 +77,7 @@ class StreamRng:
 
     def __init__(self, venv: PigugninVectorEnv, i: int):
         self.venv, self.i = venv, i
+        self.bit_generator = np.random.PCG64(i)  # only its state is read (the AEC env's episode record)
         self.integers_calls = 0
         self.permutation_calls = 0
 
