@@ -323,6 +323,46 @@ def test_differential_runs_of_void_hands(void_hands_count):
     assert forfeits >= 1
 
 
+@pytest.mark.parametrize("all_pass_policy", ["void", "force_dealer"])
+def test_differential_scripted_forfeits_and_all_pass_auctions(all_pass_policy):
+    """Scripted: 0-point hands asked in playing order, forfeits, declines, all-pass auctions."""
+    rnd = np.random.default_rng(8)
+    flags = {"num_hands": 2, "all_pass_policy": all_pass_policy}
+    diff = Differential(4, flags, seed=8, pass_probs=(0.0,), observe_every=1)
+    options = [
+        zero_point_deal(rnd, [1, 3], dealer=0),  # seat 1 declines, seat 3 forfeits: void hand
+        zero_point_deal(rnd, [4, 2], dealer=0),  # asked 2 then 4 (playing order from seat 1); both decline
+        zero_point_deal(rnd, [0], dealer=4),  # seat 0 (the first player) forfeits at once
+        {"dealer": 2},  # a random deal with dealer 2: everyone passes
+    ]
+    diff.reset(seed=8, options=options)
+    v, st = diff.v, diff.v.state
+    assert v.current_player.tolist()[:3] == [1, 2, 0]
+    assert st["forfeit_pending"].tolist()[:3] == [0b01010, 0b10100, 0b00001]
+    scripts = [[NO_FORFEIT, FORFEIT], [NO_FORFEIT, NO_FORFEIT] + [PASS] * 5, [FORFEIT], []]
+    passes = 0
+    for t in range(7):
+        acts = diff.choose(v.mask)
+        for i, script in enumerate(scripts):
+            if t < len(script):
+                acts[i] = script[t]
+        if passes < 5:  # game 3: declines any forfeit check, then five passes
+            acts[3] = PASS if v.mask[3, PASS] else NO_FORFEIT
+            passes += int(acts[3] == PASS)
+        diff.step(acts)
+        if t == 0:  # seat 0's forfeit voided game 2's first hand; the deal moved on
+            assert (st["hand_no"][2], st["dealer"][2], st["hands_played"][2]) == (2, 0, 1)
+        if t == 1:  # seat 3 forfeited game 0's first hand after seat 1 declined
+            assert (st["hand_no"][0], st["dealer"][0], st["hands_played"][0]) == (2, 1, 1)
+        if t == 6:  # all five passed in game 1
+            if all_pass_policy == "void":
+                assert (st["hand_no"][1], st["dealer"][1]) == (2, 1)
+            else:  # the dealer calls at min_bid without being asked
+                assert (st["caller"][1], st["contract"][1], st["phase"][1], v.current_player[1]) == (0, 61, 2, 0)
+    assert passes == 5
+    assert diff.stats["forfeit"] == 2 and diff.stats["no_forfeit"] >= 3
+
+
 def test_vector_env_of_one_game():
     diff = Differential(1, {"num_hands": 2}, seed=5, pass_probs=(0.3,), observe_every=3)
     for round_no in range(3):
