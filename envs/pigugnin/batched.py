@@ -6,26 +6,29 @@ checks the two step by step) and the observation buffer `buf[i]` holds, byte for
 `PigugninObserver.buf` holds for the same state (the base gathers each seat's view from it).
 Every flag of the AEC env is supported.
 
-State arrays (`self.state`, first axis the game; N = `num_players`, seats absolute):
+State (`self.state`, first axis the game; N = `num_players`, seats absolute). Every name is a
+view of one of two packed arrays, `g8` (int8) and `g64` (int64), which are what the kernels
+take (a numba call checks each argument's type: two arrays instead of sixteen make
+`vector_env(1).step` about 2 us faster):
 
 | name | dtype, shape | meaning |
 |---|---|---|
 | `hands` | int64 (B, N) | card-set bitmask of each seat's hand (bit c = card id c) |
-| `trick` | int8 (B, N) | the trick in progress, in play order from `leader` (-1 past `trick_len`) |
+| `busche` | int64 (B, N) | busche totals of the game |
+| `points` | int64 (B, N) | card points taken this hand (+3 last trick once the hand is over) |
+| `hand_no` | int64 (B,) | hand number in the episode, from 1 |
 | `trick_len` | int8 (B,) | cards in the trick in progress |
 | `leader` | int8 (B,) | seat that led (or is to lead) the trick in progress |
 | `to_act` | int8 (B,) | seat to play |
 | `dealer` | int8 (B,) | dealer of this hand (after the `holder_7D` move in hand 1) |
-| `tricks_done` | int8 (B,) | tricks finished in this hand |
-| `hand_no` | int32 (B,) | hand number in the episode, from 1 |
-| `tricks_won` | int8 (B, N) | tricks taken this hand |
-| `points` | int16 (B, N) | card points taken this hand (+3 last trick once the hand is over) |
-| `pig_taker` | int8 (B,) | seat that captured JS this hand, -1 until then |
-| `busche` | int64 (B, N) | busche totals of the game |
-| `order` | int8 (B, 40) | the last deal: card `order[k]` went to seat `(deal_dealer + 1 + k) % N` |
 | `deal_dealer` | int8 (B,) | the seat `order` was dealt from (before the `holder_7D` move) |
+| `tricks_done` | int8 (B,) | tricks finished in this hand |
+| `pig_taker` | int8 (B,) | seat that captured JS this hand, -1 until then |
+| `reason` | int8 (B,) | reason of the last finished episode: an index of `REASONS` (0: none) |
+| `trick` | int8 (B, N) | the trick in progress, in play order from `leader` (-1 past `trick_len`) |
+| `tricks_won` | int8 (B, N) | tricks taken this hand |
 | `outcome` | int8 (B, N) | result of the last finished episode per seat: -1 none, else an index of `OUTCOMES` |
-| `reason` | int8 (B,) | its reason: an index of `REASONS` (0: none) |
+| `order` | int8 (B, 40) | the last deal: card `order[k]` went to seat `(deal_dealer + 1 + k) % N` |
 
 A deal loaded through `reset(options=...)` (built by the AEC engine) sets `order` to an order
 that deals the same hands from `deal_dealer = dealer`.
@@ -78,13 +81,14 @@ _POINTS_TO_BUSCHE = np.asarray(_game.POINTS_TO_BUSCHE, dtype=np.int64)
 _HAND_TOTAL = int(getattr(_game, "HAND_TOTAL", 35))
 if _STRENGTH.size != 40 or _CARD_POINTS.size != 40 or _POINTS_TO_BUSCHE.size != _HAND_TOTAL + 1:
     raise ImportError("envs.pigugnin.game: unexpected table sizes")
-#: int tables of the kernels: strength, card points, suit per card; busche per hand points
-_TABLES = np.zeros((4, 40), dtype=np.int64)
-_TABLES[0] = _STRENGTH
-_TABLES[1] = _CARD_POINTS
-_TABLES[2] = np.asarray(ITALIAN.suit_of, dtype=np.int64)
-_TABLES[3, : _HAND_TOTAL + 1] = _POINTS_TO_BUSCHE
-_SUIT_MASK = np.asarray(ITALIAN.suit_mask, dtype=np.int64)
+#: int tables of the kernels (passed as an argument: numba's cache does not see a global change)
+T_STRENGTH, T_POINTS, T_SUIT, T_BUSCHE, T_SUIT_MASK = range(5)
+_TABLES = np.zeros((5, 40), dtype=np.int64)
+_TABLES[T_STRENGTH] = _STRENGTH
+_TABLES[T_POINTS] = _CARD_POINTS
+_TABLES[T_SUIT] = np.asarray(ITALIAN.suit_of, dtype=np.int64)
+_TABLES[T_BUSCHE, : _HAND_TOTAL + 1] = _POINTS_TO_BUSCHE  # busche for hand points 0..35
+_TABLES[T_SUIT_MASK, : ITALIAN.num_suits] = ITALIAN.suit_mask
 
 # Columns of the kernels' int config (flags, constants and the buffer's field offsets).
 (C_N, C_HAND, C_RESTRICT, C_TIE_ANY, C_TOP_ALL_PAY, C_CAPP_STANDARD, C_TOP_TWO, C_BOUNDARY_WIN,
@@ -100,20 +104,22 @@ _BIG = 1 << 62
 #: reward values must add to a hand's busche exactly in float64, as the AEC engine's ints do
 _EXACT = 1 << 53
 
+# Columns of the packed state: g8 (int8) holds the per-game scalars, then N-wide rows from
+# column 8 (trick, tricks_won, outcome) and the 40-card `order`; g64 (int64) holds N-wide rows
+# (hands, busche, points) and `hand_no` at column 3N.
+G_TRICK_LEN, G_LEADER, G_TO_ACT, G_DEALER, G_DEAL_DEALER, G_TRICKS_DONE, G_PIG_TAKER, G_REASON = range(8)
+G_ROWS = 8
+_G8_SCALARS = ("trick_len", "leader", "to_act", "dealer", "deal_dealer", "tricks_done", "pig_taker", "reason")
 
-# -- kernels --------------------------------------------------------------------------------------
 
-
-@nb.njit(cache=True, inline="always")
-def _bit(c):
-    return np.int64(1) << np.int64(c)
+# -- kernels (one game `i` at a time; n = number of players) --------------------------------------
 
 
 @nb.njit(cache=True)
-def _legal(hand, lead_card, k, tricks_done, restrict, pig_card, suit_mask):
+def _legal(hand, lead_card, k, tricks_done, restrict, pig_card, tables):
     """The legal cards (bitmask) of `hand` (§2.3, with D11 when `restrict`); `k` cards are in the trick."""
     if k > 0:
-        m = hand & suit_mask[lead_card // 10]
+        m = hand & tables[T_SUIT_MASK, tables[T_SUIT, lead_card]]
         if m == 0:
             m = hand
     else:
@@ -121,8 +127,8 @@ def _legal(hand, lead_card, k, tricks_done, restrict, pig_card, suit_mask):
     if restrict != 0 and tricks_done == 0:
         pig = np.int64(1) << pig_card
         if m & pig:
-            spade = pig_card // 10
-            if not (k > 0 and lead_card // 10 == spade and (hand & suit_mask[spade]) == pig):
+            spade = tables[T_SUIT, pig_card]
+            if not (k > 0 and tables[T_SUIT, lead_card] == spade and (hand & tables[T_SUIT_MASK, spade]) == pig):
                 m2 = m & ~pig
                 if m2 != 0:
                     m = m2
@@ -130,87 +136,85 @@ def _legal(hand, lead_card, k, tricks_done, restrict, pig_card, suit_mask):
 
 
 @nb.njit(cache=True)
-def _write_mask(i, cfg, suit_mask, hands, trick, trick_len, to_act, tricks_done, mask, current_player):
-    """`mask[i]` and `current_player[i]` for the seat to act (the cold path; `_step_all` inlines it)."""
-    p = to_act[i]
-    m = _legal(hands[i, p], trick[i, 0], trick_len[i], tricks_done[i], cfg[C_RESTRICT], cfg[C_PIG], suit_mask)
+def _write_mask(i, cfg, tables, g8, g64, mask, current_player):
+    """`mask[i]` and `current_player[i]` for the seat to act (the cold path; `_step_all` writes its own)."""
+    p = np.int64(g8[i, G_TO_ACT])
+    k = np.int64(g8[i, G_TRICK_LEN])
+    m = _legal(g64[i, p], np.int64(g8[i, G_ROWS]), k, g8[i, G_TRICKS_DONE], cfg[C_RESTRICT], cfg[C_PIG], tables)
     for c in range(40):
         mask[i, c] = (m >> c) & 1
     current_player[i] = p
 
 
 @nb.njit(cache=True)
-def _hand_buf(i, cfg, fcfg, hands, leader, dealer, busche, buf):
+def _hand_buf(i, cfg, fcfg, g8, g64, buf):
     """The whole observer buffer at the start of a hand (the AEC observer's `reset`)."""
     n = cfg[C_N]
     b = buf[i]
     b[:] = 0.0
     for p in range(n):
-        h = hands[i, p]
+        h = g64[i, p]
         base = cfg[O_HAND] + 40 * p
         for c in range(40):
             if (h >> c) & 1:
                 b[base + c] = 1.0
-    b[cfg[O_TRICK_LEADER] + leader[i]] = 1.0
+    b[cfg[O_TRICK_LEADER] + g8[i, G_LEADER]] = 1.0
     scale = np.float32(fcfg[4])
     for p in range(n):
-        b[cfg[O_BUSCHE] + p] = np.float32(busche[i, p]) / scale
-    b[cfg[O_DEALER] + dealer[i]] = 1.0
+        b[cfg[O_BUSCHE] + p] = np.float32(g64[i, n + p]) / scale
+    b[cfg[O_DEALER] + g8[i, G_DEALER]] = 1.0
     b[cfg[O_NUM_PLAYERS] + n - 4] = 1.0
 
 
 @nb.njit(cache=True)
-def _new_hand(i, first, cfg, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done, hand_no,
-              tricks_won, points, pig_taker, order, rng):
+def _new_hand(i, first, cfg, g8, g64, rng):
     """HAND_SETUP: shuffle, deal one card at a time from `first`'s right (D2), clear the hand."""
     n = cfg[C_N]
-    o = order[i]
+    o = G_ROWS + 3 * n  # order
     for k in range(40):
-        o[k] = k
+        g8[i, o + k] = k
     for k in range(39, 0, -1):
         j = rand_below(rng, i, k + 1)
-        t = o[k]
-        o[k] = o[j]
-        o[j] = t
+        t = g8[i, o + k]
+        g8[i, o + k] = g8[i, o + j]
+        g8[i, o + j] = t
     for p in range(n):
-        hands[i, p] = 0
-        trick[i, p] = -1
-        tricks_won[i, p] = 0
-        points[i, p] = 0
+        g64[i, p] = 0  # hands
+        g64[i, 2 * n + p] = 0  # points
+        g8[i, G_ROWS + p] = -1  # trick
+        g8[i, G_ROWS + n + p] = 0  # tricks_won
     for k in range(40):
         p = (first + 1 + k) % n
-        hands[i, p] |= _bit(o[k])
-    dealer[i] = first
-    deal_dealer[i] = first
-    leader[i] = (first + 1) % n
-    to_act[i] = (first + 1) % n
-    trick_len[i] = 0
-    tricks_done[i] = 0
-    hand_no[i] += 1
-    pig_taker[i] = -1
+        g64[i, p] |= np.int64(1) << np.int64(g8[i, o + k])
+    g8[i, G_DEALER] = first
+    g8[i, G_DEAL_DEALER] = first
+    g8[i, G_LEADER] = (first + 1) % n
+    g8[i, G_TO_ACT] = (first + 1) % n
+    g8[i, G_TRICK_LEN] = 0
+    g8[i, G_TRICKS_DONE] = 0
+    g8[i, G_PIG_TAKER] = -1
+    g64[i, 3 * n] += 1  # hand_no
 
 
 @nb.njit(cache=True)
-def _new_episode(i, cfg, fcfg, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done, hand_no,
-                 tricks_won, points, pig_taker, busche, order, buf, rng):
+def _new_episode(i, cfg, fcfg, g8, g64, buf, rng):
     """GAME_START: busche at 0, the first dealer (flag or drawn), the first deal, D1b."""
     n = cfg[C_N]
     for p in range(n):
-        busche[i, p] = 0
-    hand_no[i] = 0
+        g64[i, n + p] = 0
+    g64[i, 3 * n] = 0
     first = cfg[C_FIRST_DEALER]
     if first < 0:
         first = rand_below(rng, i, n)
-    _new_hand(i, first, cfg, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done, hand_no,
-              tricks_won, points, pig_taker, order, rng)
+    _new_hand(i, first, cfg, g8, g64, rng)
     if cfg[C_HOLDER_7D] != 0:
-        seven = _bit(cfg[C_SEVEN_D])
+        seven = np.int64(1) << cfg[C_SEVEN_D]
         for p in range(n):
-            if hands[i, p] & seven:
-                dealer[i] = (p - 1) % n
-                leader[i] = p
-                to_act[i] = p
-    _hand_buf(i, cfg, fcfg, hands, leader, dealer, busche, buf)
+            if g64[i, p] & seven:
+                g8[i, G_DEALER] = (p - 1) % n
+                g8[i, G_LEADER] = p
+                g8[i, G_TO_ACT] = p
+    _hand_buf(i, cfg, fcfg, g8, g64, buf)
 
 
 @nb.njit(cache=True)
@@ -264,6 +268,7 @@ def _game_outcome(totals, maker, cfg, out):
             out[s] = _LOSE
         out[maker] = _WIN
         if cfg[C_CAPP_STANDARD] != 0:
+            # rules 3-5 among the others, every "win" among them turned into "draw"
             include[maker] = False
             _losers(totals, include, cfg, loser)
             for s in range(n):
@@ -283,8 +288,7 @@ def _game_outcome(totals, maker, cfg, out):
         return 0
     reason = _R_LOSERS if count >= 2 else _R_SOLE
     # Rule 4 among the non-losers: the two with the fewest busche win, D9 on the boundary.
-    rest = n - count
-    if rest <= 2:
+    if n - count <= 2:
         for s in range(n):
             out[s] = _LOSE if loser[s] else _WIN
     else:
@@ -297,7 +301,7 @@ def _game_outcome(totals, maker, cfg, out):
                     at_low = 1
                 elif totals[s] == low:
                     at_low += 1
-        v2 = low
+        v2 = low  # the second-smallest total (a tie at the smallest counts twice)
         if at_low < 2:
             v2 = np.int64(_BIG)
             for s in range(n):
@@ -328,46 +332,49 @@ def _game_outcome(totals, maker, cfg, out):
 
 
 @nb.njit(cache=True)
-def _score_hand(i, cfg, tables, tricks_won, points, pig_taker, delta):
+def _score_hand(i, cfg, tables, g8, g64, delta):
     """Busche paid per seat for the hand (§4.3, `game.score_hand`); returns the cappotto maker or -1."""
     n = cfg[C_N]
+    won = G_ROWS + n  # tricks_won
+    pts = 2 * n  # points
     for s in range(n):
         delta[s] = 0
     trickless = 0
     for s in range(n):
-        if tricks_won[i, s] == 0:
+        if g8[i, won + s] == 0:
             trickless += 1
-    pig = pig_taker[i]
+    pig = g8[i, G_PIG_TAKER]
     if trickless > 0:
+        # "nobody counts points": only the trickless seats pay, plus the Pigugnìn busca
         for s in range(n):
-            if tricks_won[i, s] == 0:
+            if g8[i, won + s] == 0:
                 delta[s] += trickless + 1
         delta[pig] += 1
         if trickless == n - 1:
             for s in range(n):
-                if tricks_won[i, s] != 0:
+                if g8[i, won + s] != 0:
                     return s
         return -1
     top = 0
     for s in range(n):
-        delta[s] += tables[3, points[i, s]]
-        if points[i, s] > top:
-            top = points[i, s]
+        delta[s] += tables[T_BUSCHE, g64[i, pts + s]]
+        if g64[i, pts + s] > top:
+            top = g64[i, pts + s]
     if top < 12:
         tied = 0
         for s in range(n):
-            if points[i, s] == top:
+            if g64[i, pts + s] == top:
                 tied += 1
         if tied == 1 or cfg[C_TOP_ALL_PAY] != 0:
             for s in range(n):
-                if points[i, s] == top:
+                if g64[i, pts + s] == top:
                     delta[s] += 1
     for s in range(n):
-        v = points[i, s]
+        v = g64[i, pts + s]
         if cfg[C_TIE_ANY] != 0 or v >= 12:
             k = 0
             for t in range(n):
-                if points[i, t] == v:
+                if g64[i, pts + t] == v:
                     k += 1
             if k >= 2:
                 delta[s] += k - 1
@@ -376,20 +383,19 @@ def _score_hand(i, cfg, tables, tricks_won, points, pig_taker, delta):
 
 
 @nb.njit(cache=True)
-def _end_hand(i, winner, cfg, fcfg, tables, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done,
-              hand_no, tricks_won, points, pig_taker, busche, order, outcome, reason, buf, rng, rewards, terminated):
+def _end_hand(i, winner, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated):
     """The last trick of game `i` was taken by `winner`: HAND_SCORING and GAME_CHECK (§4.3, §5.2), then the
     next hand (the Pigugnìn taker deals, §1.3) or, when the episode is over, a fresh episode."""
     n = cfg[C_N]
     for j in range(n):
-        trick[i, j] = -1
-    points[i, winner] += cfg[C_LAST_BONUS]
+        g8[i, G_ROWS + j] = -1
+    g64[i, 2 * n + winner] += cfg[C_LAST_BONUS]
     delta = np.zeros(n, dtype=np.int64)
     res = np.full(n, -1, dtype=np.int8)
-    maker = _score_hand(i, cfg, tables, tricks_won, points, pig_taker, delta)
+    maker = _score_hand(i, cfg, tables, g8, g64, delta)
     for s in range(n):
-        busche[i, s] += delta[s]
-    why = _game_outcome(busche[i], maker, cfg, res)
+        g64[i, n + s] += delta[s]
+    why = _game_outcome(g64[i, n : 2 * n], maker, cfg, res)
     for s in range(n):
         r = np.float64(-delta[s])  # an int first: never -0.0
         if why != 0:
@@ -398,24 +404,20 @@ def _end_hand(i, winner, cfg, fcfg, tables, hands, trick, trick_len, leader, to_
     if why != 0 or cfg[C_HAND_EPISODE] != 0:
         terminated[i] = True
         for s in range(n):
-            outcome[i, s] = res[s] if why != 0 else -1
-        reason[i] = why
-        _new_episode(i, cfg, fcfg, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done,
-                     hand_no, tricks_won, points, pig_taker, busche, order, buf, rng)
+            g8[i, G_ROWS + 2 * n + s] = res[s] if why != 0 else -1
+        g8[i, G_REASON] = why
+        _new_episode(i, cfg, fcfg, g8, g64, buf, rng)
     else:
-        _new_hand(i, pig_taker[i], cfg, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done,
-                  hand_no, tricks_won, points, pig_taker, order, rng)
-        _hand_buf(i, cfg, fcfg, hands, leader, dealer, busche, buf)
+        _new_hand(i, g8[i, G_PIG_TAKER], cfg, g8, g64, rng)
+        _hand_buf(i, cfg, fcfg, g8, g64, buf)
 
 
 @nb.njit(cache=True)
-def _step_all(actions, cfg, fcfg, tables, suit_mask, hands, trick, trick_len, leader, to_act, dealer, deal_dealer,
-              tricks_done, hand_no, tricks_won, points, pig_taker, busche, order, outcome, reason, buf, rng, rewards,
-              terminated, current_player, mask):
+def _step_all(actions, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated, current_player, mask):
     """One card per game: `game.apply` and `PigugninObserver.update`, then the next seat's mask.
 
     The hot path is written out in this loop (a call per game costs more than the work here);
-    the end of a hand goes to `_end_hand`.
+    the end of a hand goes to `_end_hand`, the first trick under D11 to `_legal`.
     """
     n = cfg[C_N]
     hand_size = cfg[C_HAND]
@@ -425,92 +427,91 @@ def _step_all(actions, cfg, fcfg, tables, suit_mask, hands, trick, trick_len, le
     o_hand, o_played, o_trick = cfg[O_HAND], cfg[O_PLAYED], cfg[O_TRICK]
     o_leader, o_captured, o_tricks = cfg[O_TRICK_LEADER], cfg[O_CAPTURED], cfg[O_TRICKS_WON]
     o_points, o_pig = cfg[O_POINTS], cfg[O_PIG_HOLDER]
+    won = G_ROWS + n  # tricks_won columns of g8
+    pts = 2 * n  # points columns of g64
     for i in range(actions.shape[0]):
         card = actions[i]
-        seat = np.int64(to_act[i])
-        hands[i, seat] ^= np.int64(1) << card
+        seat = np.int64(g8[i, G_TO_ACT])
+        g64[i, seat] ^= np.int64(1) << card
         row = seat * 40 + card
         buf[i, o_hand + row] = 0.0
         buf[i, o_played + row] = 1.0
-        k = np.int64(trick_len[i])
-        trick[i, k] = card
+        k = np.int64(g8[i, G_TRICK_LEN])
+        g8[i, G_ROWS + k] = card
         k += 1
         if k < n:
-            trick_len[i] = k
+            g8[i, G_TRICK_LEN] = k
             buf[i, o_trick + row] = 1.0
-            to_act[i] = seat + 1 if seat + 1 < n else 0
+            g8[i, G_TO_ACT] = seat + 1 if seat + 1 < n else 0
         else:
             # Resolve the trick (§3): the strongest card of the led suit wins.
-            lead = np.int64(leader[i])
+            lead = np.int64(g8[i, G_LEADER])
             best = 0
-            best_card = np.int64(trick[i, 0])
-            led = tables[2, best_card]
-            pts = 0
+            best_card = np.int64(g8[i, G_ROWS])
+            led = tables[T_SUIT, best_card]
+            taken = 0
             has_pig = False
             for j in range(n):
-                c = np.int64(trick[i, j])
-                pts += tables[1, c]
+                c = np.int64(g8[i, G_ROWS + j])
+                taken += tables[T_POINTS, c]
                 if c == pig_card:
                     has_pig = True
-                if j > 0 and tables[2, c] == led and tables[0, c] > tables[0, best_card]:
+                if j > 0 and tables[T_SUIT, c] == led and tables[T_STRENGTH, c] > tables[T_STRENGTH, best_card]:
                     best = j
                     best_card = c
             winner = (lead + best) % n
-            tricks_won[i, winner] += 1
-            points[i, winner] += pts
+            g8[i, won + winner] += 1
+            g64[i, pts + winner] += taken
             if has_pig:
-                pig_taker[i] = winner
-            done = tricks_done[i] + 1
-            tricks_done[i] = done
-            leader[i] = winner
-            to_act[i] = winner
-            trick_len[i] = 0
+                g8[i, G_PIG_TAKER] = winner
+            done = g8[i, G_TRICKS_DONE] + 1
+            g8[i, G_TRICKS_DONE] = done
+            g8[i, G_LEADER] = winner
+            g8[i, G_TO_ACT] = winner
+            g8[i, G_TRICK_LEN] = 0
             if done < hand_size:
                 base = o_captured + 40 * winner
                 for j in range(n):
-                    c = trick[i, j]
+                    c = g8[i, G_ROWS + j]
                     buf[i, o_trick + 40 * ((lead + j) % n) + c] = 0.0
                     buf[i, base + c] = 1.0
-                    trick[i, j] = -1
-                buf[i, o_tricks + winner] = np.float32(tricks_won[i, winner] / hand_size)
-                buf[i, o_points + winner] = np.float32(points[i, winner] / hand_total)
+                    g8[i, G_ROWS + j] = -1
+                buf[i, o_tricks + winner] = np.float32(g8[i, won + winner] / hand_size)
+                buf[i, o_points + winner] = np.float32(g64[i, pts + winner] / hand_total)
                 if has_pig:
                     buf[i, o_pig + winner] = 1.0
                 if lead != winner:
                     buf[i, o_leader + lead] = 0.0
                     buf[i, o_leader + winner] = 1.0
             else:
-                _end_hand(i, winner, cfg, fcfg, tables, hands, trick, trick_len, leader, to_act, dealer, deal_dealer,
-                          tricks_done, hand_no, tricks_won, points, pig_taker, busche, order, outcome, reason, buf,
-                          rng, rewards, terminated)
-        # The mask of the seat to act now.
-        p = to_act[i]
-        hand = hands[i, p]
-        k = trick_len[i]
+                _end_hand(i, winner, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated)
+        # The mask of the seat to act now (`_legal`, written out for the usual case).
+        p = np.int64(g8[i, G_TO_ACT])
+        hand = g64[i, p]
+        k = np.int64(g8[i, G_TRICK_LEN])
         if k > 0:
-            m = hand & suit_mask[trick[i, 0] // 10]
+            m = hand & tables[T_SUIT_MASK, tables[T_SUIT, g8[i, G_ROWS]]]
             if m == 0:
                 m = hand
         else:
             m = hand
-        if restrict != 0 and tricks_done[i] == 0:
-            m = _legal(hand, trick[i, 0], k, 0, restrict, pig_card, suit_mask)
+        if restrict != 0 and g8[i, G_TRICKS_DONE] == 0:
+            m = _legal(hand, np.int64(g8[i, G_ROWS]), k, 0, restrict, pig_card, tables)
         for c in range(40):
             mask[i, c] = (m >> c) & 1
         current_player[i] = p
 
 
 @nb.njit(cache=True)
-def _deal_all(indices, cfg, fcfg, suit_mask, hands, trick, trick_len, leader, to_act, dealer, deal_dealer,
-              tricks_done, hand_no, tricks_won, points, pig_taker, busche, order, outcome, reason, buf, rng,
-              current_player, mask):
+def _deal_all(indices, cfg, fcfg, tables, g8, g64, buf, rng, current_player, mask):
+    """A fresh episode in each listed game (no result of a last episode yet)."""
+    n = cfg[C_N]
     for i in indices:
-        _new_episode(i, cfg, fcfg, hands, trick, trick_len, leader, to_act, dealer, deal_dealer, tricks_done,
-                     hand_no, tricks_won, points, pig_taker, busche, order, buf, rng)
-        for s in range(cfg[C_N]):
-            outcome[i, s] = -1
-        reason[i] = 0
-        _write_mask(i, cfg, suit_mask, hands, trick, trick_len, to_act, tricks_done, mask, current_player)
+        _new_episode(i, cfg, fcfg, g8, g64, buf, rng)
+        for s in range(n):
+            g8[i, G_ROWS + 2 * n + s] = -1
+        g8[i, G_REASON] = 0
+        _write_mask(i, cfg, tables, g8, g64, mask, current_player)
 
 
 # -- the env ----------------------------------------------------------------------------------------
@@ -558,74 +559,63 @@ class PigugninVectorEnv(VectorEnv):
         self._cfg = cfg
         self._fcfg = np.array([*map(float, values), float(_observation.BUSCHE_SCALE)], dtype=np.float64)
         self._tables = _TABLES
-        self._suit_mask = _SUIT_MASK
 
     # -- hooks --------------------------------------------------------------------------
     def _allocate(self, num_envs: int) -> dict[str, np.ndarray]:
-        b, n = num_envs, self.num_players
-        return {
-            "hands": np.zeros((b, n), dtype=np.int64),
-            "trick": np.full((b, n), -1, dtype=np.int8),
-            "trick_len": np.zeros(b, dtype=np.int8),
-            "leader": np.zeros(b, dtype=np.int8),
-            "to_act": np.zeros(b, dtype=np.int8),
-            "dealer": np.zeros(b, dtype=np.int8),
-            "tricks_done": np.zeros(b, dtype=np.int8),
-            "hand_no": np.zeros(b, dtype=np.int32),
-            "tricks_won": np.zeros((b, n), dtype=np.int8),
-            "points": np.zeros((b, n), dtype=np.int16),
-            "pig_taker": np.full(b, -1, dtype=np.int8),
-            "busche": np.zeros((b, n), dtype=np.int64),
-            "order": np.zeros((b, 40), dtype=np.int8),
-            "deal_dealer": np.zeros(b, dtype=np.int8),
-            "outcome": np.full((b, n), -1, dtype=np.int8),
-            "reason": np.zeros(b, dtype=np.int8),
+        n = self.num_players
+        self._g8 = g8 = np.zeros((num_envs, G_ROWS + 3 * n + 40), dtype=np.int8)
+        self._g64 = g64 = np.zeros((num_envs, 3 * n + 1), dtype=np.int64)
+        g8[:, G_PIG_TAKER] = -1
+        g8[:, G_ROWS : G_ROWS + n] = -1
+        g8[:, G_ROWS + 2 * n : G_ROWS + 3 * n] = -1
+        views = {
+            "hands": g64[:, 0:n],
+            "busche": g64[:, n : 2 * n],
+            "points": g64[:, 2 * n : 3 * n],
+            "hand_no": g64[:, 3 * n],
         }
-
-    def _arrays(self) -> tuple:
-        st = self.state
-        return (
-            st["hands"], st["trick"], st["trick_len"], st["leader"], st["to_act"], st["dealer"], st["deal_dealer"],
-            st["tricks_done"], st["hand_no"], st["tricks_won"], st["points"], st["pig_taker"], st["busche"],
-            st["order"], st["outcome"], st["reason"],
-        )
+        views.update({name: g8[:, col] for col, name in enumerate(_G8_SCALARS)})
+        views["trick"] = g8[:, G_ROWS : G_ROWS + n]
+        views["tricks_won"] = g8[:, G_ROWS + n : G_ROWS + 2 * n]
+        views["outcome"] = g8[:, G_ROWS + 2 * n : G_ROWS + 3 * n]
+        views["order"] = g8[:, G_ROWS + 3 * n :]
+        return views
 
     def _deal(self, indices: np.ndarray) -> None:
         _deal_all(
-            np.ascontiguousarray(indices, dtype=np.int64), self._cfg, self._fcfg, self._suit_mask, *self._arrays(),
+            np.ascontiguousarray(indices, dtype=np.int64), self._cfg, self._fcfg, self._tables, self._g8, self._g64,
             self.buf, self.rng, self.current_player, self.mask,
         )
 
     def _step(self, actions: np.ndarray) -> None:
         _step_all(
-            actions, self._cfg, self._fcfg, self._tables, self._suit_mask, *self._arrays(), self.buf, self.rng,
-            self.rewards, self.terminated, self.current_player, self.mask,
+            actions, self._cfg, self._fcfg, self._tables, self._g8, self._g64, self.buf, self.rng, self.rewards,
+            self.terminated, self.current_player, self.mask,
         )
 
     def _load(self, i: int, state: Any) -> None:
         n = self.num_players
         st = self.state
         st["hands"][i] = state.hands
+        st["busche"][i] = state.busche
+        st["points"][i] = state.points
+        st["hand_no"][i] = state.hand_no
         st["trick"][i] = -1
         st["trick"][i, : len(state.trick)] = state.trick
         st["trick_len"][i] = len(state.trick)
         st["leader"][i] = state.leader
         st["to_act"][i] = state.to_act
         st["dealer"][i] = state.dealer
-        st["tricks_done"][i] = state.tricks_done
-        st["hand_no"][i] = state.hand_no
-        st["tricks_won"][i] = state.tricks_won
-        st["points"][i] = state.points
-        st["pig_taker"][i] = state.pig_taker
-        st["busche"][i] = state.busche
-        order = np.zeros(40, dtype=np.int8)
-        for p, cards in enumerate(state.deal):
-            first = (p - state.dealer - 1) % n
-            order[first::n] = cards
-        st["order"][i] = order
         st["deal_dealer"][i] = state.dealer
+        st["tricks_done"][i] = state.tricks_done
+        st["pig_taker"][i] = state.pig_taker
+        st["tricks_won"][i] = state.tricks_won
         st["outcome"][i] = -1
         st["reason"][i] = 0
+        order = np.zeros(40, dtype=np.int8)
+        for p, cards in enumerate(state.deal):
+            order[(p - state.dealer - 1) % n :: n] = cards
+        st["order"][i] = order
         self.current_player[i] = state.to_act
         legal = self.game.legal_mask(state)
         self.mask[i] = [(legal >> c) & 1 for c in range(self.num_actions)]
