@@ -4,7 +4,7 @@ Two kinds of file, told apart by their members and their JSON only (nothing is u
 
 | kind                | written by                                   | loaded by                           | from anyone? |
 |---------------------|----------------------------------------------|-------------------------------------|--------------|
-| safe checkpoint, ``*.mazzo.zip`` | ``train/ppo.py`` (``best.mazzo.zip``, ``last.mazzo.zip``, self-play snapshots), ``python -m agents.trained export`` | ``make_agent("ppo:PATH")``, ``TrainedAgent``, ``--players ppo:PATH`` | yes: JSON, and tensors read with ``torch.load(weights_only=True)`` |
+| safe checkpoint, ``*.mazzo.zip`` | ``train/ppo.py`` (``best.mazzo.zip``, ``last.mazzo.zip``, self-play snapshots), ``train/ppo_batched.py`` (``save_actor``: the same files from a plain torch actor), ``python -m agents.trained export`` | ``make_agent("ppo:PATH")``, ``TrainedAgent``, ``--players ppo:PATH`` | yes: JSON, and tensors read with ``torch.load(weights_only=True)`` |
 | SB3 run file, ``*.zip`` | ``train/ppo.py`` (``best.zip``, ``last.zip``) | ``python -m train.ppo --resume``, ``export`` | no: its ``data`` member is a pickle, which can run code; trusted files only (your own runs) |
 
 A safe checkpoint is a zip with exactly two members:
@@ -53,7 +53,8 @@ from envs.core.errors import ConfigError
 __all__ = [
     "FORMAT", "RUN_FORMAT", "EXT", "META_NAME", "WEIGHTS_NAME", "CheckpointError", "UnsafeCheckpointError",
     "checkpoint_path", "read_metadata", "read_policy_metadata", "read_run_metadata", "load_actor",
-    "masked_probs", "save_checkpoint", "save_policy", "export_checkpoint", "actor_from_sb3",
+    "masked_probs", "save_checkpoint", "save_policy", "export_checkpoint", "actor_from_sb3", "actor_network",
+    "save_actor",
 ]
 
 FORMAT = "mazzo-policy/1"
@@ -395,6 +396,71 @@ def save_policy(model_or_policy: Any, path: str | os.PathLike, meta: dict[str, A
     with torch.no_grad():
         if not torch.equal(loaded(x), actor(x)):
             raise CheckpointError(f"{p}: the written checkpoint does not reproduce the policy's logits")
+    return p
+
+
+def actor_network(actor: Any) -> dict[str, Any]:
+    """The ``network`` metadata of a plain torch actor laid out as this format rebuilds it.
+
+    ``actor`` is an ``nn.Sequential`` with the children ``features`` (``nn.Flatten``), ``policy_net``
+    (``Linear``/activation pairs) and ``action_net`` (``Linear``), the module ``load_actor`` returns
+    (``train/ppo_batched.py`` builds its actor so). Anything else raises ``CheckpointError``.
+    """
+    from torch import nn
+
+    def refuse(why: str) -> CheckpointError:
+        return CheckpointError(f"this actor cannot be saved as {FORMAT}: {why}")
+
+    if not isinstance(actor, nn.Sequential) or [n for n, _ in actor.named_children()] != ["features", "policy_net",
+                                                                                          "action_net"]:
+        raise refuse("expected nn.Sequential(features=Flatten, policy_net=Sequential(...), action_net=Linear)")
+    if type(actor.features) is not nn.Flatten or type(actor.action_net) is not nn.Linear:
+        raise refuse("features must be nn.Flatten and action_net an nn.Linear")
+    layers = list(actor.policy_net)
+    pi, acts = [], set()
+    for i in range(0, len(layers), 2):
+        lin, act = layers[i], layers[i + 1] if i + 1 < len(layers) else None
+        if type(lin) is not nn.Linear or act is None or type(act).__name__ not in ACTIVATIONS:
+            raise refuse(f"policy_net is not Linear/activation pairs: {actor.policy_net}")
+        pi.append(lin.out_features)
+        acts.add(type(act).__name__)
+    if len(acts) > 1:
+        raise refuse(f"mixed activations {sorted(acts)}")
+    return {"features": "flatten", "shared": [], "pi": pi, "activation": acts.pop() if acts else "Tanh",
+            "share_features_extractor": False}
+
+
+def save_actor(actor: Any, path: str | os.PathLike, meta: dict[str, Any], *, vf: list[int] | None = None,
+               num_timesteps: int | None = None) -> Path:
+    """Write the safe checkpoint of a plain torch actor (see ``actor_network``) to ``path``; returns it.
+
+    ``meta`` as for ``save_policy``; ``vf`` (the critic's hidden sizes) is recorded in ``network`` for
+    information. The written file is read back and checked to give the very logits of ``actor``.
+    """
+    import torch
+
+    network = {**actor_network(actor), "vf": list(vf or [])}
+    first = actor.policy_net[0] if network["pi"] else actor.action_net
+    obs_shape, num_actions = [int(first.in_features)], int(actor.action_net.out_features)
+    if list(meta.get("obs_shape", obs_shape)) != obs_shape or int(meta.get("num_actions", num_actions)) != num_actions:
+        raise CheckpointError(f"metadata obs_shape={meta.get('obs_shape')} num_actions={meta.get('num_actions')} "
+                              f"do not fit the actor ({obs_shape}, {num_actions})")
+    full = {k: v for k, v in meta.items() if k not in ("format", "network", "versions")}
+    steps = meta.get("num_timesteps") if num_timesteps is None else num_timesteps
+    full.update({"format": FORMAT, "obs_shape": obs_shape, "num_actions": num_actions, "network": network,
+                 "num_timesteps": None if steps is None else int(steps), "versions": _versions()})
+    full.setdefault("flags", {})
+    state = {k: v.detach().to("cpu", torch.float32).clone().contiguous() for k, v in actor.state_dict().items()}
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    p = Path(path)
+    _write_zip(p, {META_NAME: json.dumps(full, indent=1, sort_keys=True, default=str).encode("utf-8"),
+                   WEIGHTS_NAME: buf.getvalue()})
+    loaded, _ = load_actor(p)
+    x = torch.rand((16, obs_shape[0]), generator=torch.Generator().manual_seed(0)) * 2 - 1
+    with torch.no_grad():
+        if not torch.equal(loaded(x), actor(x)):
+            raise CheckpointError(f"{p}: the written checkpoint does not reproduce the actor's logits")
     return p
 
 

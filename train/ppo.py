@@ -5,6 +5,8 @@
     python -m train.ppo --config configs/briscola5/ppo.yaml --resume runs/<run>/last.zip --total_timesteps 400000
     python -m train.ppo --help                                              # every key, with its doc
 
+A config with ``engine: batched`` is trained by ``train/ppo_batched.py`` instead (PPO on the batched engines).
+
 The config file's keys are the fields of ``Args`` below (game flags under ``env:``); any key can
 be overridden on the command line (``train/config.py``). The learner plays one seat of the game
 through ``train.single_seat.SingleSeatEnv``; the other seats are ``opponents`` (plus frozen
@@ -333,6 +335,12 @@ def _read_text(path: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> Path:
+    from train.ppo_batched import wants_batched  # `engine: batched` in the config: train/ppo_batched.py trains
+
+    if wants_batched(sys.argv[1:] if argv is None else argv):
+        from train.ppo_batched import main as batched_main
+
+        return batched_main(sys.argv[1:] if argv is None else argv, prog="python -m train.ppo")
     args = parse_args(Args, sys.argv[1:] if argv is None else argv, prog="python -m train.ppo")
     meta = check_args(args)
     preloaded = "torch" in sys.modules  # then the pins below may come too late (a notebook, a test)

@@ -184,10 +184,13 @@ def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], c
         f"* steps: {int(last.get('step') or 0)}, training episodes: {int(last.get('episodes') or 0)}, "
         + _wall_time(final.get("timing"), last),
         *_numerics_line(final.get("numerics")),
-        f"* training opponents: `{config['opponents']}`" + (", self-play snapshots" if config.get("selfplay") else ""),
+        f"* training opponents: `{config['opponents']}`" + (", self-play snapshots" if config.get("selfplay") else "")
+        + (f", the current policy at every seat in {config['all_seats_share']:.0%} of the games"
+           if config.get("all_seats_share") else ""),
         *_imitation_line(run_dir),
         f"* best checkpoint: `best.mazzo.zip` (step {final.get('best_step')}), last: `last.mazzo.zip` (safe to play; "
-        "`best.zip`, `last.zip`: Stable-Baselines3 run files for `--resume`)",
+        + ("trained by train/ppo_batched.py on the batched engine)" if config.get("engine") == "batched" else
+           "`best.zip`, `last.zip`: Stable-Baselines3 run files for `--resume`)"),
         "",
         f"## Final evaluation of best.zip ({int(final['rows'][0]['n_deals']) if final['rows'] else 0} fresh deals)",
         "",

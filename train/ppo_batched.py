@@ -1,0 +1,719 @@
+"""Train a card-playing agent with PPO on the batched engines (``vector_env``): CleanRL style, one file.
+
+    python -m train.ppo --config configs/briscola5/ppo_batched.yaml        # `engine: batched` dispatches here
+    python -m train.ppo_batched --config configs/pigugnin/ppo_batched.yaml --seed 2 --total_timesteps 500000
+    make train CONFIG=configs/picchetto/ppo_batched.yaml
+    python -m train.ppo_batched --help                                     # every key, with its doc
+
+The config file's keys are the fields of ``Args`` below (game flags under ``env:``; ``train/config.py``
+reads them, any key can be overridden on the command line). ``num_envs`` games run in one batched
+engine (``envs.<game>_v0.vector_env``); every engine step advances each game by one decision.
+
+Who plays (``SeatAssigner``, in ``train/batched_rollout.py``): when a game starts, it is either a
+self-play game (share ``all_seats_share``), where the current policy plays every seat and every
+decision of every seat is a learner sample, or a game with the learner at one seat (``seat``: drawn
+at random, rotating per game, or fixed) and an opponent at each other seat, drawn from ``opponents``
+(and, with ``selfplay: true``, from frozen snapshots of the learner, share ``snapshot_share``).
+Opponents act in batch through the ``OpponentPolicy`` interface of ``train/batched_opponents.py``
+(``act(obs_rows, mask_rows) -> actions``): masked random, the heuristics (the Python agents row by
+row until their numba ports ``agents/batched/<game>.py`` exist; they drop in unchanged) and actor
+networks (snapshots, checkpoints).
+
+Credit assignment (``SeatRollout``, in ``train/batched_rollout.py``): a seat's rewards arrive in
+``rewards[:, seat]`` at whatever step they are paid, usually while another seat acts (a trick or a
+hand ends on someone else's card); each is added to that seat's latest decision in the game. Returns
+and GAE run along each (game, seat)'s own sequence of decisions: the next state of a decision is the
+seat's next decision, and the last decision of an episode (``terminated | truncated``; a truncation
+is treated as an end) has no next value. A decision whose next one has not happened by the end of a
+rollout is not complete: it is carried into the next rollout (with the rewards it has so far) and
+trained there, so every learner decision is trained exactly once, with all its rewards (its
+log-probability stays that of the policy that chose it). GAE is truncated where a sample's successor
+is carried (bootstrapping from the successor's value, as CleanRL does at a rollout's end). A reward
+paid to a seat before its first decision of an episode (no choice of the seat led to it) is not credited.
+
+The actor is an MLP with a linear action head (``logits = action_net(policy_net(flatten(obs)))``, the
+safe checkpoint's layout, ``agents/checkpoint.py``); the critic a separate MLP. Illegal logits are set
+to ``-1e8`` (finite, so entropies stay free of NaN); actions are sampled by Gumbel-max with a seeded
+generator. Greedy evaluation plays the saved file through ``TrainedAgent`` (``make_agent("ppo:PATH")``).
+
+Outputs, in ``runs/{game}__{exp_name}__{seed}__{unix time}/`` (those of ``train/ppo.py`` but its SB3 files):
+
+| file | what |
+|---|---|
+| ``config.yaml`` | the resolved ``Args`` (rerun with ``--config`` on it) |
+| ``tb/`` | TensorBoard scalars: ``rollout/ep_rew_mean``, ``rollout/ep_len_mean``, ``rollout/ep_rew_selfplay``, ``train/<metric>``, ``time/fps``, ``eval/vs_<opp>/mean`` and ``ci95`` |
+| ``metrics.csv`` | one row per rollout: steps, episodes, mean training return (game units), losses, learner steps/s |
+| ``eval.csv`` | one row per evaluation and opponent: mean, 95% CI, deals (``train.evaluate.head_to_head``) |
+| ``best.mazzo.zip``, ``last.mazzo.zip`` | safe checkpoints to play (``make_agent("ppo:PATH", game)``) |
+| ``snapshots/`` | self-play snapshots, ``step_<n>.mazzo.zip`` |
+| ``imitation.json`` | the warm start's figures, if any (``bc_episodes > 0``) |
+| ``final_eval.json``, ``report.md``, ``learning_curve.png`` | as ``train/ppo.py`` writes them (``train/report.py``) |
+
+``metrics.csv``'s ``ep_return_mean`` is the mean return of the learner's seat over its last 100
+episodes against opponents (over self-play seats when every game is self-play, where a zero-sum game
+averages 0); ``episodes`` counts finished games with a learner seat in them; ``fps`` is learner
+decisions per second of the rollout and update of that row (the first one includes numba's compiling).
+
+Reproducible: the same config and seed give the same numbers (metrics but wall times, eval.csv,
+checkpoints), with the numerics pinned as ``train/ppo.py`` pins them (``PINNED_ENV``: threads, MKL's
+and ATen's code paths) and the same ``torch_threads``. Not supported here: resuming a run.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from envs.core.errors import ConfigError
+from envs.registry import GAMES, make_raw_env
+from train.config import parse_args, to_dict
+
+__all__ = ["Args", "check_args", "wants_batched", "opponent_specs", "build_actor", "build_critic", "BatchedPPO",
+           "pretrain", "main", "cli"]
+
+
+@dataclass
+class Args:
+    exp_name: str = "ppo_batched"
+    """experiment name: the second part of the run name {game}__{exp_name}__{seed}__{time}"""
+    game: str = "briscola5"
+    """the game: briscola5, pigugnin or picchetto"""
+    env: dict = field(default_factory=dict)
+    """game flags, the keywords of the game's env() and vector_env() (e.g. {num_players: 4, episode: hand})"""
+    engine: str = "batched"
+    """the trainer: 'batched' (this script; `python -m train.ppo` dispatches here when a config says so)"""
+    seed: int = 1
+    """seeds Python, NumPy, torch, the engine's deals, the seat draws and the opponents; evaluation deals derive from it"""
+    total_timesteps: int = 2_000_000
+    """learner decisions to collect in total (training stops at the first rollout boundary at or past it)"""
+    num_envs: int = 512
+    """games stepped together by the batched engine"""
+    num_steps: int = 64
+    """engine steps per rollout (each advances every game by one decision, the learner's or an opponent's)"""
+
+    all_seats_share: float = 0.0
+    """share of games in which the current policy plays every seat (self-play: every decision is a learner sample)"""
+    seat: str | int = "random"
+    """the learner's seat in the other games: 'random' (drawn per game), 'rotate' (next seat each game) or a seat number"""
+    opponents: str | list = "random"
+    """opponents at the other seats: a spec, a comma-separated string or a list (random, heuristic, heuristic-python, ppo:PATH, pretrained:GAME), drawn uniformly per seat and game"""
+    reward_scale: float = 1.0
+    """the learner's rewards are multiplied by this during training (reports use game units)"""
+    selfplay: bool = False
+    """add frozen snapshots of the learner to the opponents every snapshot_every steps"""
+    snapshot_every: int = 200_000
+    """learner steps between self-play snapshots"""
+    snapshot_share: float = 0.5
+    """share of opponent seats played by snapshots, once there are some"""
+    max_snapshots: int = 5
+    """snapshots kept in the pool (the newest replaces the oldest)"""
+
+    learning_rate: float = 3.0e-4
+    """Adam learning rate"""
+    anneal_lr: bool = False
+    """decay the learning rate linearly to 0 at total_timesteps"""
+    n_epochs: int = 2
+    """optimisation epochs per rollout"""
+    minibatch_size: int = 4096
+    """samples per gradient step (the last minibatch of an epoch takes the remainder)"""
+    gamma: float = 1.0
+    """discount factor, per decision of the seat (card games are short and scored at the end)"""
+    gae_lambda: float = 0.95
+    """GAE lambda, along each seat's own decisions"""
+    clip_range: float = 0.2
+    """PPO clipping parameter"""
+    norm_adv: bool = True
+    """normalise advantages per minibatch"""
+    ent_coef: float = 0.01
+    """entropy bonus coefficient"""
+    vf_coef: float = 0.5
+    """value loss coefficient (the value loss is the mean squared error)"""
+    max_grad_norm: float = 0.5
+    """gradient clipping norm (actor and critic together)"""
+    target_kl: float | None = None
+    """stop a rollout's epochs early when the approximate KL exceeds this (null: never)"""
+    net_arch: list = field(default_factory=lambda: [128, 128])
+    """hidden layer sizes of the actor and of the critic (separate MLPs)"""
+    activation: str = "Tanh"
+    """activation after every hidden layer: Tanh, ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid"""
+
+    bc_episodes: int = 0
+    """warm start: deals on which bc_teacher plays every seat, to imitate before PPO (0: no warm start)"""
+    bc_teacher: str = "heuristic"
+    """the agent spec imitated by the warm start"""
+    bc_epochs: int = 5
+    """passes over the warm start's decisions"""
+    bc_lr: float = 1.0e-3
+    """Adam learning rate of the warm start"""
+
+    eval_every: int = 500_000
+    """learner steps between evaluations (and last-checkpoint saves); 0 evaluates only at the start and the end"""
+    eval_deals: int = 100
+    """deals per periodic evaluation (each replayed with the learner at every seat)"""
+    eval_opponents: list = field(default_factory=lambda: ["heuristic", "random"])
+    """opponent specs of the evaluations; the first one picks the best checkpoint"""
+    final_deals: int = 500
+    """deals of the final evaluation of best.mazzo.zip (fresh deals, not those of the periodic evaluations)"""
+    reference_levels: bool = True
+    """also evaluate the heuristic and the random player in the learner's seat (the plot's reference lines)"""
+    eval_workers: int = 1
+    """worker processes of the reference evaluations"""
+
+    runs_dir: str = "runs"
+    """where run directories are created"""
+    torch_threads: int = 1
+    """torch CPU threads (part of what a run's numbers depend on)"""
+    progress: bool = True
+    """print a progress line per rollout on a terminal"""
+
+
+SEAT_MODES = ("random", "rotate")
+
+
+def _read_engine(argv: list[str]) -> str | None:
+    engine, config = None, None
+    for i, arg in enumerate(argv):
+        key, eq, value = arg.partition("=")
+        if key in ("--engine", "--config"):
+            value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            if key == "--engine":
+                engine = value
+            else:
+                config = value
+    if engine is None and config:
+        try:
+            loaded = yaml.safe_load(Path(config).read_text())
+        except (OSError, yaml.YAMLError):
+            return None  # the caller's own parser reports it
+        engine = loaded.get("engine") if isinstance(loaded, dict) else None
+    return engine
+
+
+def wants_batched(argv: list[str]) -> bool:
+    """Whether a command line (``--config FILE`` with ``engine: batched``, or ``--engine batched``) asks for this trainer."""
+    return _read_engine(argv) == "batched"
+
+
+def check_args(args: Args) -> dict[str, Any]:
+    """Validate everything before training; returns the checkpoint metadata of this setup."""
+    from agents.checkpoint import ACTIVATIONS
+    from agents.registry import make_agent
+    from train.batched_opponents import make_opponent
+
+    if args.engine != "batched":
+        raise ConfigError(f"invalid value {args.engine!r} for 'engine'; allowed: 'batched' (train/ppo.py runs the "
+                          "Stable-Baselines3 trainer for configs without it)")
+    if args.game not in GAMES:
+        raise ConfigError(f"invalid value {args.game!r} for 'game'; allowed: {', '.join(GAMES)}")
+    raw = make_raw_env(args.game, **args.env)  # unknown or invalid flags raise ConfigError here
+    n = len(raw.possible_agents)
+    for key in ("total_timesteps", "num_envs", "num_steps", "n_epochs", "minibatch_size", "eval_deals", "final_deals",
+                "snapshot_every", "max_snapshots", "eval_workers", "torch_threads", "bc_epochs"):
+        v = getattr(args, key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ConfigError(f"invalid value {v!r} for '{key}'; allowed: an int >= 1")
+    for key in ("eval_every", "bc_episodes"):
+        v = getattr(args, key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ConfigError(f"invalid value {v!r} for '{key}'; allowed: an int >= 0")
+    ranges = (("gamma", "(0, 1]", lambda v: 0 < v <= 1), ("gae_lambda", "[0, 1]", lambda v: 0 <= v <= 1),
+              ("all_seats_share", "[0, 1]", lambda v: 0 <= v <= 1), ("snapshot_share", "[0, 1]", lambda v: 0 <= v <= 1),
+              ("clip_range", "(0, 10]", lambda v: 0 < v <= 10), ("learning_rate", "(0, 1]", lambda v: 0 < v <= 1),
+              ("bc_lr", "(0, 1]", lambda v: 0 < v <= 1), ("ent_coef", "[0, 10]", lambda v: 0 <= v <= 10),
+              ("vf_coef", "[0, 100]", lambda v: 0 <= v <= 100), ("max_grad_norm", "(0, 1e6]", lambda v: 0 < v <= 1e6),
+              ("reward_scale", "(0, 1e6]", lambda v: 0 < v <= 1e6))
+    for key, allowed, ok in ranges:
+        if not ok(getattr(args, key)):
+            raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: a number in {allowed}")
+    if args.target_kl is not None and not args.target_kl > 0:
+        raise ConfigError(f"invalid value {args.target_kl!r} for 'target_kl'; allowed: a number > 0 or null")
+    if not (args.seat in SEAT_MODES or (isinstance(args.seat, int) and not isinstance(args.seat, bool)
+                                        and 0 <= args.seat < n)):
+        raise ConfigError(f"invalid value {args.seat!r} for 'seat'; allowed: 'random', 'rotate' or 0..{n - 1}")
+    if not args.net_arch or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in args.net_arch):
+        raise ConfigError(f"invalid value {args.net_arch!r} for 'net_arch'; allowed: a non-empty list of ints > 0")
+    if args.activation not in ACTIVATIONS:
+        raise ConfigError(f"invalid value {args.activation!r} for 'activation'; allowed: {', '.join(ACTIVATIONS)}")
+    if not args.eval_opponents:
+        raise ConfigError("'eval_opponents' is empty; give at least one agent spec, e.g. [heuristic, random]")
+    specs = opponent_specs(args.opponents)
+    for spec in specs:
+        make_opponent(spec, args.game, args.env, 0)  # ConfigError for an unknown spec or a bad checkpoint
+    for spec in [*args.eval_opponents, *([args.bc_teacher] if args.bc_episodes else [])]:
+        try:
+            make_agent(str(spec), args.game)
+        except ImportError as e:
+            raise ConfigError(f"agent {spec!r} is not available for {args.game}: {e}") from None
+    obs_size = int(raw.observation_space(raw.possible_agents[0])["observation"].shape[0])
+    return {"game": args.game, "flags": dict(args.env), "obs_shape": [obs_size],
+            "num_actions": int(raw.action_space(raw.possible_agents[0]).n)}
+
+
+def opponent_specs(opponents: Any) -> list[str]:
+    """``opponents`` (a spec, ``"a,b"`` or a list) as a non-empty list of spec strings."""
+    items = opponents.split(",") if isinstance(opponents, str) else opponents
+    specs = [s.strip() for s in items if isinstance(s, str) and s.strip()] if isinstance(items, list) else []
+    if not specs or (isinstance(items, list) and len(specs) != len(items)):
+        raise ConfigError(f"invalid value {opponents!r} for 'opponents'; allowed: an agent spec, a comma-separated "
+                          "string or a list of specs (random, heuristic, heuristic-python, ppo:PATH, pretrained:GAME)")
+    return specs
+
+
+# -- networks ------------------------------------------------------------------------------------------------
+
+
+def _mlp(sizes: list[int], activation: str) -> Any:
+    from torch import nn
+
+    layers: list[Any] = []
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
+        layers += [nn.Linear(a, b), getattr(nn, activation)()]
+    return nn.Sequential(*layers)
+
+
+def _init(layer: Any, gain: float) -> None:
+    from torch import nn
+
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+
+
+def build_actor(obs_size: int, num_actions: int, hidden: list[int], activation: str = "Tanh") -> Any:
+    """``nn.Sequential(features=Flatten, policy_net=MLP, action_net=Linear)``: the safe checkpoint's actor."""
+    from collections import OrderedDict
+
+    from torch import nn
+
+    policy_net = _mlp([obs_size, *hidden], activation)
+    action_net = nn.Linear(hidden[-1] if hidden else obs_size, num_actions)
+    for m in policy_net:
+        if isinstance(m, nn.Linear):
+            _init(m, 2**0.5)
+    _init(action_net, 0.01)  # near-uniform start (CleanRL, SB3)
+    return nn.Sequential(OrderedDict(features=nn.Flatten(), policy_net=policy_net, action_net=action_net))
+
+
+def build_critic(obs_size: int, hidden: list[int], activation: str = "Tanh") -> Any:
+    """A separate MLP to one value."""
+    from torch import nn
+
+    body = _mlp([obs_size, *hidden], activation)
+    for m in body:
+        if isinstance(m, nn.Linear):
+            _init(m, 2**0.5)
+    head = nn.Linear(hidden[-1] if hidden else obs_size, 1)
+    _init(head, 1.0)
+    return nn.Sequential(body, head)
+
+
+# -- the trainer -----------------------------------------------------------------------------------------------
+
+
+class BatchedPPO:
+    """The engine, the seats, the opponents, the networks and PPO: ``collect()`` a rollout, then ``update()``.
+
+    ``timers`` accumulates wall seconds per part (``env``: engine steps, ``learner``: the networks in the
+    rollout, ``opponents``: opponent decisions, ``update``: GAE and the epochs; ``benchmarks/train_speed.py``
+    reads them). Seeds come from ``seeds`` (six ints, ``np.random.SeedSequence(args.seed)``).
+    """
+
+    def __init__(self, args: Args, seeds: np.ndarray):
+        import torch
+
+        from envs.registry import make_vector_env
+        from train.batched_opponents import make_opponent
+        from train.batched_rollout import SeatAssigner, SeatRollout
+
+        self.args = args
+        self.sample_gen = torch.Generator().manual_seed(int(seeds[0]))  # the learner's actions
+        self.shuffle_gen = torch.Generator().manual_seed(int(seeds[1]))  # minibatch order
+        self.opponent_seed = int(seeds[4])
+        self.env = make_vector_env(args.game, args.num_envs, **args.env)
+        self.env.copy_outputs = False  # the engine's own buffers: read before the next step
+        self.env.reset(seed=int(seeds[3]))
+        n, B, A, size = self.env.num_players, self.env.num_envs, self.env.num_actions, self.env.obs_size
+        self.specs = opponent_specs(args.opponents)
+        # slot 0: the learner; 1..len(specs): the opponents; then max_snapshots slots for self-play snapshots
+        self.slots: list[Any] = [None] + [make_opponent(s, args.game, args.env, self.opponent_seed + 7919 * k)
+                                          for k, s in enumerate(self.specs)] + [None] * args.max_snapshots
+        self.seats = SeatAssigner(B, n, len(self.specs), args.max_snapshots, args.all_seats_share, args.seat,
+                                  args.snapshot_share, np.random.default_rng(int(seeds[2])))
+        self.actor = build_actor(size, A, list(args.net_arch), args.activation)
+        self.critic = build_critic(size, list(args.net_arch), args.activation)
+        self.params = [*self.actor.parameters(), *self.critic.parameters()]
+        self.optimizer = torch.optim.Adam(self.params, lr=args.learning_rate, eps=1e-5)
+        self.buf = SeatRollout(B, n, size, A, args.num_steps)
+        self.games = np.arange(B)
+        self.actions = np.zeros(B, dtype=np.int64)
+        self.ep_ret = np.zeros((B, n), dtype=np.float64)
+        self.ep_dec = np.zeros((B, n), dtype=np.int64)
+        self.returns_vs: collections.deque = collections.deque(maxlen=100)  # learner seats against opponents
+        self.returns_sp: collections.deque = collections.deque(maxlen=100)  # seats of self-play games
+        self.lengths: collections.deque = collections.deque(maxlen=100)
+        self.global_step = self.episodes = 0
+        self.timers = collections.defaultdict(float)
+
+    def add_snapshot(self, path: Path, step: int) -> None:
+        """Put the safe checkpoint ``path`` (a frozen learner) in the self-play pool; it samples its policy."""
+        from agents.checkpoint import load_actor
+        from train.batched_opponents import ActorRows
+
+        frozen, _ = load_actor(path)
+        slot = self.seats.add_snapshot()
+        self.slots[slot] = ActorRows(frozen, name=f"snapshot:{step}", greedy=False,
+                                     seed=self.opponent_seed + 104729 * slot + step)
+
+    def collect(self) -> int:
+        """``num_steps`` engine steps: the learner's rows through the networks, the others through their
+        opponents; rewards credited per seat. Returns the learner decisions collected."""
+        import torch
+
+        from agents.checkpoint import HUGE_NEG
+
+        args, env, buf, seats, timers = self.args, self.env, self.buf, self.seats, self.timers
+        games, actions, clock = self.games, self.actions, time.perf_counter
+        everyone = args.all_seats_share == 1.0
+        before = self.global_step
+        with torch.inference_mode():
+            for _ in range(args.num_steps):
+                t0 = clock()
+                cur = env.current_player.copy()
+                owner = seats.owner[games, cur]
+                learner = games if everyone else np.flatnonzero(owner == 0)
+                if len(learner):
+                    s = buf.add(learner, cur[learner])
+                    np.take(env.obs, learner, axis=0, out=buf.obs[s])
+                    np.not_equal(np.take(env.mask, learner, axis=0), 0, out=buf.mask[s])
+                    x, legal = torch.from_numpy(buf.obs[s]), torch.from_numpy(buf.mask[s])
+                    logits = self.actor(x).masked_fill(~legal, HUGE_NEG)
+                    noise = torch.empty(logits.shape).exponential_(generator=self.sample_gen).log_()
+                    a = (logits - noise).argmax(-1)  # Gumbel-max: a sample of the masked policy
+                    buf.act[s] = a.numpy()
+                    buf.logp[s] = torch.log_softmax(logits, -1).gather(1, a[:, None])[:, 0].numpy()
+                    buf.val[s] = self.critic(x)[:, 0].numpy()
+                    actions[learner] = buf.act[s]
+                    self.ep_dec[learner, cur[learner]] += 1
+                    self.global_step += len(learner)
+                t1 = clock()
+                if len(learner) < len(games):
+                    others = np.flatnonzero(owner != 0)
+                    who = owner[others]
+                    for slot in np.unique(who):
+                        rows = others[who == slot]
+                        actions[rows] = self.slots[slot].act(env.obs[rows], env.mask[rows])
+                t2 = clock()
+                _, _, rewards, terminated, truncated, _ = env.step(actions)
+                t3 = clock()
+                ended = terminated | truncated
+                buf.credit(rewards * args.reward_scale if args.reward_scale != 1.0 else rewards, ended)
+                self.ep_ret += rewards
+                if ended.any():
+                    self._episodes_end(np.flatnonzero(ended))
+                timers["learner"] += t1 - t0
+                timers["opponents"] += t2 - t1
+                timers["env"] += t3 - t2
+                timers["bookkeeping"] += clock() - t3
+        return self.global_step - before
+
+    def _episodes_end(self, done_games: np.ndarray) -> None:
+        seats = self.seats
+        for i in done_games:
+            played = (seats.owner[i] == 0) & (self.ep_dec[i] > 0)  # learner seats that made a decision
+            if played.any():
+                self.episodes += 1
+                (self.returns_sp if seats.selfplay[i] else self.returns_vs).extend(self.ep_ret[i, played].tolist())
+                self.lengths.extend(self.ep_dec[i, played].tolist())
+        self.ep_ret[done_games] = 0.0
+        self.ep_dec[done_games] = 0
+        seats.draw(done_games)
+
+    def update(self) -> dict[str, float]:
+        """GAE along each seat's decisions, then ``n_epochs`` of clipped PPO over the complete samples;
+        the incomplete ones are carried to the next rollout. Returns the metrics (``METRIC_KEYS`` and
+        ``samples``)."""
+        import torch
+
+        from agents.checkpoint import HUGE_NEG
+
+        t0 = time.perf_counter()
+        args, buf = self.args, self.buf
+        if args.anneal_lr:
+            self.optimizer.param_groups[0]["lr"] = args.learning_rate * max(1 - self.global_step / args.total_timesteps, 0)
+        comp, adv, ret = buf.advantages(args.gamma, args.gae_lambda)
+        idx = torch.from_numpy(np.flatnonzero(comp))
+        obs_t, mask_t = torch.from_numpy(buf.obs), torch.from_numpy(buf.mask)
+        act_t, logp_t = torch.from_numpy(buf.act), torch.from_numpy(buf.logp)
+        adv_t, ret_t = torch.from_numpy(adv), torch.from_numpy(ret)
+        sums: dict[str, float] = collections.defaultdict(float)
+        batches = 0
+        for _ in range(args.n_epochs):
+            approx_kl = 0.0
+            for mb in idx[torch.randperm(len(idx), generator=self.shuffle_gen)].split(args.minibatch_size):
+                x = obs_t[mb]
+                logp_all = torch.log_softmax(self.actor(x).masked_fill(~mask_t[mb], HUGE_NEG), -1)
+                newlogp = logp_all.gather(1, act_t[mb][:, None])[:, 0]
+                entropy = -(logp_all.exp() * logp_all).sum(-1).mean()  # masked: 0 * (-1e8) = 0, no NaN
+                logratio = newlogp - logp_t[mb]
+                ratio = logratio.exp()
+                mb_adv = adv_t[mb]
+                if args.norm_adv and len(mb) > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - args.clip_range, 1 + args.clip_range)).mean()
+                value_loss = ((self.critic(x)[:, 0] - ret_t[mb]) ** 2).mean()
+                loss = pg_loss - args.ent_coef * entropy + args.vf_coef * value_loss
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.params, args.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - logratio).mean().item()
+                    sums["clip_fraction"] += ((ratio - 1).abs() > args.clip_range).float().mean().item()
+                sums["loss"] += loss.item()
+                sums["policy_gradient_loss"] += pg_loss.item()
+                sums["value_loss"] += value_loss.item()
+                sums["entropy_loss"] += -entropy.item()
+                sums["approx_kl"] += approx_kl
+                batches += 1
+            if args.target_kl is not None and approx_kl > args.target_kl:
+                break
+        metrics = {k: v / max(batches, 1) for k, v in sums.items()}
+        var = float(np.var(ret[comp])) if comp.any() else 0.0
+        values = buf.val[: buf.size][comp]
+        metrics["explained_variance"] = 1.0 - float(np.var(ret[comp] - values)) / var if var > 0 else float("nan")
+        metrics["samples"] = int(len(idx))
+        buf.carry()
+        self.timers["update"] += time.perf_counter() - t0
+        return metrics
+
+    def greedy_probe(self, rows: int = 8) -> tuple[Any, Any]:
+        """Observations of the engine now (``rows`` games) and the actor's logits on them."""
+        import torch
+
+        x = torch.from_numpy(self.env.obs[:rows].copy())
+        with torch.no_grad():
+            return x, self.actor(x)
+
+
+# -- the run ---------------------------------------------------------------------------------------------------
+
+
+def pretrain(actor: Any, critic: Any, demos: Any, *, epochs: int, lr: float, seed: int,
+             batch_size: int = 512) -> dict[str, float]:
+    """Warm start: masked cross-entropy to the teacher's actions (actor), MSE to the returns (critic)."""
+    import torch
+
+    from agents.checkpoint import HUGE_NEG
+
+    gen = torch.Generator().manual_seed(seed)
+    params = [*actor.parameters(), *critic.parameters()]
+    opt = torch.optim.Adam(params, lr=lr)
+    obs, mask = torch.as_tensor(demos.obs), torch.as_tensor(demos.masks)
+    act, ret = torch.as_tensor(demos.actions), torch.as_tensor(demos.returns)
+    n = len(act)
+    stats: dict[str, float] = {}
+    for _ in range(epochs):
+        hits = ploss = vloss = 0.0
+        for idx in torch.randperm(n, generator=gen).split(batch_size):
+            logits = actor(obs[idx]).masked_fill(~mask[idx], HUGE_NEG)
+            values = critic(obs[idx])[:, 0]
+            lp = torch.nn.functional.cross_entropy(logits, act[idx])
+            lv = torch.nn.functional.mse_loss(values, ret[idx])
+            opt.zero_grad()
+            (lp + 0.5 * lv).backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            hits += float((logits.argmax(-1) == act[idx]).sum())
+            ploss += lp.item() * len(idx)
+            vloss += lv.item() * len(idx)
+        stats = {"accuracy": hits / n, "policy_loss": ploss / n, "value_loss": vloss / n, "samples": n}
+    return stats
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched") -> Path:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(Args, argv, prog=prog)
+    meta = check_args(args)
+    from train.ppo import (
+        EVAL_SEED,
+        FINAL_SEED,
+        METRIC_KEYS,
+        PINNED_ENV,
+        append_csv,
+        head_to_head_row,
+        new_run_dir,
+        pin_numerics,
+    )
+    from train.ppo import numerics as numerics_of
+
+    preloaded = "torch" in sys.modules  # then the pins below may come too late (a notebook, a test)
+    pin_numerics()
+
+    # Heavy imports only after the config is known to be good.
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.checkpoint import save_actor
+    from agents.trained import TrainedAgent
+    from train.report import write_report
+
+    run_dir = new_run_dir(Path(args.runs_dir), args)
+    run_name = run_dir.name
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(args), sort_keys=False))
+    meta = {**meta, "run_name": run_name, "config": to_dict(args)}
+
+    # -- seeding: the only place generators are seeded (the trainer derives its own from `seeds`) -------------
+    seeds = np.random.SeedSequence(args.seed).generate_state(6)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)  # the networks' initial weights
+    torch.set_num_threads(args.torch_threads)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    platform_info = {**numerics_of(torch), "pinned": not preloaded and all(os.environ.get(k) == v
+                                                                           for k, v in PINNED_ENV.items())}
+    if not platform_info["pinned"]:
+        print(f"note: numerics not pinned (torch loaded before train.ppo_batched, or {', '.join(PINNED_ENV)} set "
+              "otherwise): this run reproduces on this machine, not necessarily bit for bit on another CPU", flush=True)
+
+    trainer = BatchedPPO(args, seeds)
+    writer = SummaryWriter(str(run_dir / "tb"))
+    if args.bc_episodes:  # warm start by imitation (the teacher's decisions, from train/imitation.py)
+        from train.imitation import collect
+
+        t0 = time.time()
+        bc_seed = int(seeds[5]) % 2**31
+        demos = collect(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=bc_seed,
+                        reward_scale=args.reward_scale)
+        stats = pretrain(trainer.actor, trainer.critic, demos, epochs=args.bc_epochs, lr=args.bc_lr, seed=bc_seed)
+        stats = {"teacher": args.bc_teacher, "episodes": args.bc_episodes, "seconds": round(time.time() - t0, 1),
+                 **stats}
+        (run_dir / "imitation.json").write_text(json.dumps(stats, indent=1))
+        print(f"warm start: imitated {args.bc_teacher} on {stats['samples']} decisions, "
+              f"accuracy {stats['accuracy']:.3f}", flush=True)
+
+    # -- evaluation, checkpoints and self-play snapshots, at rollout boundaries ---------------------------------
+    state: dict[str, Any] = {"best": None, "best_step": None, "next_eval": 0, "last_eval": None,
+                             "next_snapshot": args.snapshot_every, "eval_time": 0.0}
+
+    def save(path: Path) -> Path:
+        return save_actor(trainer.actor, path, meta, vf=list(args.net_arch), num_timesteps=trainer.global_step)
+
+    def evaluate_now(step: int) -> None:
+        t0 = time.time()
+        agent = TrainedAgent(save(run_dir / "last.mazzo.zip"), args.game, flags=args.env)  # the saved file plays
+        x, live = trainer.greedy_probe()
+        with torch.no_grad():
+            if not torch.equal(agent.actor(x), live):
+                raise RuntimeError("the loaded last.mazzo.zip does not give the live actor's logits")
+        rows = []
+        for opp in args.eval_opponents:
+            row = {"step": step, **head_to_head_row(args.game, agent, opp, args.eval_deals, EVAL_SEED + args.seed,
+                                                    args.env, 1)}
+            rows.append(row)
+            append_csv(run_dir / "eval.csv", row)
+            tag = opp.replace(":", "_").replace("/", "_")
+            writer.add_scalar(f"eval/vs_{tag}/mean", row["mean"], step)
+            if row["ci95"] is not None:
+                writer.add_scalar(f"eval/vs_{tag}/ci95", row["ci95"], step)
+        if state["best"] is None or rows[0]["mean"] > state["best"]:
+            state["best"], state["best_step"] = rows[0]["mean"], step
+            save(run_dir / "best.mazzo.zip")
+        state["last_eval"] = step
+        state["next_eval"] = step + args.eval_every if args.eval_every else float("inf")
+        state["eval_time"] += time.time() - t0
+        print(f"step {step}: " + ", ".join(f"vs {r['opponent']} {r['mean']:+.3f}" for r in rows), flush=True)
+
+    # -- training loop ------------------------------------------------------------------------------------------
+    started, train_time = time.time(), 0.0
+    interactive = args.progress and sys.stderr.isatty()
+    print(f"run {run_name}: training {args.game} for {args.total_timesteps} learner steps in {args.num_envs} games, "
+          f"every seat the learner's in {args.all_seats_share:.0%} of them, opponents {trainer.specs}", flush=True)
+    while True:
+        step = trainer.global_step
+        if step >= state["next_eval"] or (step >= args.total_timesteps and state["last_eval"] != step):
+            evaluate_now(step)  # at 0, every eval_every steps, and at the end
+        if step >= args.total_timesteps:
+            break
+        if args.selfplay and step >= state["next_snapshot"]:
+            trainer.add_snapshot(save(run_dir / "snapshots" / f"step_{step}.mazzo.zip"), step)
+            state["next_snapshot"] = step + args.snapshot_every
+        t0 = time.time()
+        collected = trainer.collect()
+        metrics = trainer.update()
+        elapsed = time.time() - t0
+        train_time += elapsed
+
+        # log: metrics.csv (the report's columns first) and TensorBoard
+        t = trainer
+        shown = t.returns_vs if t.returns_vs or not t.returns_sp else t.returns_sp
+        fps = collected / elapsed if elapsed > 0 else 0.0  # this rollout and update (the first one compiles)
+        row = {"step": t.global_step, "episodes": t.episodes,
+               "ep_return_mean": float(np.mean(shown)) / args.reward_scale if shown else "",
+               "ep_len_mean": float(np.mean(t.lengths)) if t.lengths else "",
+               "time": round(time.time() - started, 2), **{k: metrics.get(k, float("nan")) for k in METRIC_KEYS},
+               "ep_return_selfplay": float(np.mean(t.returns_sp)) / args.reward_scale if t.returns_sp else "",
+               "samples": metrics["samples"], "fps": round(fps, 1)}
+        append_csv(run_dir / "metrics.csv", row)
+        if shown:
+            writer.add_scalar("rollout/ep_rew_mean", row["ep_return_mean"], t.global_step)
+            writer.add_scalar("rollout/ep_len_mean", row["ep_len_mean"], t.global_step)
+        if t.returns_sp:
+            writer.add_scalar("rollout/ep_rew_selfplay", row["ep_return_selfplay"], t.global_step)
+        for k in METRIC_KEYS:
+            writer.add_scalar(f"train/{k}", row[k], t.global_step)
+        writer.add_scalar("train/learning_rate", t.optimizer.param_groups[0]["lr"], t.global_step)
+        writer.add_scalar("time/fps", fps, t.global_step)
+        if interactive:
+            print(f"\rstep {t.global_step}/{args.total_timesteps}  {fps:,.0f} steps/s  return "
+                  f"{row['ep_return_mean'] if shown else float('nan'):+.3f}  ", end="", file=sys.stderr, flush=True)
+    if interactive:
+        print(file=sys.stderr)
+    writer.close()
+    wall = round(time.time() - started, 1)
+    timing = {"wall_time": wall, "segment_time": wall, "segments": 1, "from_step": 0, "to_step": trainer.global_step,
+              "resumed_from": None, "train_time": round(train_time, 1), "eval_time": round(state["eval_time"], 1),
+              "learner_steps_per_s": round(trainer.global_step / train_time, 1) if train_time else None}
+
+    # -- final evaluation of best.mazzo.zip on fresh deals, with the reference levels ---------------------------
+    best = TrainedAgent(run_dir / "best.mazzo.zip", args.game, flags=args.env)
+    final = {"checkpoint": str(run_dir / "best.mazzo.zip"), "best_step": state["best_step"], "rows": []}
+    for opp in args.eval_opponents:
+        row = head_to_head_row(args.game, best, opp, args.final_deals, FINAL_SEED + args.seed, args.env, 1)
+        if args.reference_levels:
+            for ref in ("heuristic", "random"):
+                r = head_to_head_row(args.game, ref, opp, args.final_deals, FINAL_SEED + args.seed, args.env,
+                                     args.eval_workers)
+                row[f"{ref}_mean"], row[f"{ref}_low"], row[f"{ref}_high"] = r["mean"], r["low"], r["high"]
+        final["rows"].append(row)
+    final["timing"] = timing
+    final["numerics"] = platform_info
+    (run_dir / "final_eval.json").write_text(json.dumps(final, indent=1))
+    report = write_report(run_dir, to_dict(args), final, command=f"{prog} " + " ".join(argv))
+    print(report.read_text(), flush=True)
+    print(f"run directory: {run_dir}", flush=True)
+    return run_dir
+
+
+def cli() -> None:
+    """Entry point: clear one-line errors for bad configs."""
+    try:
+        main()
+    except (ConfigError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    from train.ppo import pin_numerics
+
+    pin_numerics()
+    cli()
