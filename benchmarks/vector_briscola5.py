@@ -160,9 +160,12 @@ def differential(deals: int) -> None:
     print("| variant | deals | steps | forfeits | all-pass voids | forced dealers | played | solos | cappotti "
           "| episodes ended (term/trunc) | explicit deals | seconds |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    variants = dict(VARIANTS)
+    # Everyone always passes: runs of 100 void hands, each episode truncated (5 steps a deal).
+    variants["always-pass"] = ({"num_hands": 2, "void_hands_count": False}, (1.0,), 0, 520)
     total = 0
-    for i, (name, (flags, pass_probs, _, steps_per_round)) in enumerate(VARIANTS.items()):
-        want = -(-deals // len(VARIANTS))
+    for i, (name, (flags, pass_probs, _, steps_per_round)) in enumerate(variants.items()):
+        want = -(-deals // len(variants))
         start = time.perf_counter()
         s = run_variant(flags, pass_probs, want, steps_per_round, seed=100 + i)
         total += s["deals"]
