@@ -432,6 +432,12 @@ class Briscola5Game(CardGame):
             return f"BID {BID_MIN + action - BID}"
         return "FORFEIT" if action == FORFEIT else "NO_FORFEIT"
 
+    def hand_deal(self, s: Briscola5State, hand_no: int) -> dict[str, Any]:
+        """The deal of the hand in progress (the recorder asks when a hand starts)."""
+        if hand_no != s.hand_no:
+            raise ValueError(f"{self.name}: only the deal of the hand in progress ({s.hand_no}) is known; asked {hand_no}")
+        return {"dealer": s.dealer, "hands": list(s.dealt)}  # card sets; the records print them as codes
+
     def render(self, s: Briscola5State, seat: int) -> str:
         lines = [f"Briscola in cinque: hand {s.hand_no} of {self._num_hands}, dealer player_{s.dealer}, phase "
                  f"{PHASE_NAMES[s.phase]}, classifica {s.scores}"]

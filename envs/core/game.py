@@ -17,6 +17,12 @@ Engine calls, in the order the environment makes them:
 | ``is_over(state)`` / ``is_truncated``| bool                   | episode end                                            |
 | ``result(state)``                    | dict                   | the episode record placed in every agent's info (with ``"result_version": RESULT_VERSION``) |
 | ``render(state, seat)``              | str                    | what ``seat`` may see                                  |
+| ``hand_deal(state, hand_no)``        | dict                   | the deal of a hand, for records: ``{"dealer", "hands"}`` (+ ``"talon"``) |
+| ``move_name(action)``                | str                    | the readable name in records: ``bid 75``, ``call 3D``, ``play JS``, ``pass`` |
+
+Every state has ``hand_no``: the number of the hand in progress (1 for the first hand of the
+episode; the last hand's once the episode is over). The env's recorder reads it after every
+step and asks ``hand_deal`` for each hand that has started (``envs.records``).
 """
 
 from __future__ import annotations
@@ -88,6 +94,21 @@ class CardGame:
 
     def action_name(self, action: int) -> str:
         return str(action)
+
+    def move_name(self, action: int) -> str:
+        """The name of an action in records: ``action_name`` with the verb in lower case
+        (``BID 75`` -> ``bid 75``, ``NO_FORFEIT`` -> ``no forfeit``); card codes keep their case."""
+        verb, _, rest = self.action_name(action).partition(" ")
+        verb = verb.lower().replace("_", " ")
+        return f"{verb} {rest}" if rest else verb
+
+    def hand_deal(self, state: Any, hand_no: int) -> dict[str, Any]:
+        """The deal of hand ``hand_no``: ``{"dealer": seat, "hands": [cards per seat]}`` (and
+        ``"talon"``, in talon order, where the game has one). The cards of a seat are a card-set
+        bitmask or a list of card ids or codes (the records print them as sorted codes; no
+        conversion happens on the env's hot path), and must not change afterwards. Engines
+        answer at least for the hand in progress; the recorder asks as soon as a hand has started."""
+        raise NotImplementedError
 
     def render(self, state: Any, seat: int) -> str:
         raise NotImplementedError

@@ -753,6 +753,12 @@ class PicchettoGame(CardGame):
             return f"DISCARD {DECK.codes[action - DISCARD]}"
         return "END_EXCHANGE"
 
+    def hand_deal(self, s: PicchettoState, hand_no: int) -> dict[str, Any]:
+        """The deal of any hand of the episode (a Bianco that wins a game at the deal can start
+        and end a hand inside one step, so the recorder may ask for an earlier one)."""
+        r = s.hand_records[hand_no - 1]
+        return {"dealer": r["dealer"], "hands": r["hands"], "talon": r["talon"]}  # card codes
+
     def render(self, s: PicchettoState, seat: int) -> str:
         return render_text(self, s, seat)
 

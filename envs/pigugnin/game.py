@@ -626,6 +626,15 @@ class PigugninGame(CardGame):
     def action_name(self, action: int) -> str:
         return DECK.codes[action]
 
+    def move_name(self, action: int) -> str:
+        return f"play {DECK.codes[action]}"
+
+    def hand_deal(self, s: PigugninState, hand_no: int) -> dict[str, Any]:
+        """The deal of the hand in progress (the recorder asks when a hand starts)."""
+        if hand_no != s.hand_no:
+            raise ValueError(f"{self.name}: only the deal of the hand in progress ({s.hand_no}) is known; asked {hand_no}")
+        return {"dealer": s.dealer, "hands": s.deal}  # card ids per seat (a new list each hand)
+
     def render(self, s: PigugninState, seat: int) -> str:
         n = self.num_players
         codes = DECK.codes
