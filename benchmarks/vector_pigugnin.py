@@ -169,6 +169,7 @@ def differential(total_deals: int) -> list[str]:
     from tests.envs.test_pigugnin_batched import CONFIGS, run_config
 
     rows = ["| config | deals | episodes | env-steps compared | reasons seen | seconds |", "|---|---|---|---|---|---|"]
+    print("\n".join(rows), flush=True)
     per = -(-total_deals // len(CONFIGS))
     done = 0
     for k, (name, flags) in enumerate(CONFIGS.items()):
@@ -179,6 +180,7 @@ def differential(total_deals: int) -> list[str]:
         rows.append(f"| {name} | {h.deals:,} | {h.episodes:,} | {h.steps:,} | {reasons} | {time.perf_counter() - start:.0f} |")
         print(rows[-1], flush=True)
     rows.append(f"| **total** | **{done:,}** | | | | |")
+    print(rows[-1])
     return rows
 
 
