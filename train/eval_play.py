@@ -101,6 +101,7 @@ class EvalJob:
     seed: int = 0
     duplicate: bool = True
     seating: str = "rotate"
+    records: bool = False  # keep every episode's record (``--save-games``)
 
     def build(self) -> tuple[Any, list[Any], GameScorer]:
         """The raw env, one agent per line-up entry, and the scorer."""
@@ -111,8 +112,13 @@ class EvalJob:
         return env, agents, scorer_for(self.game)
 
 
-def play_deal(job: EvalJob, built: tuple[Any, list[Any], GameScorer], d: int) -> np.ndarray:
-    """All episodes of deal ``d``; counters summed per line-up entry, shape (entries, counters)."""
+def play_deal(job: EvalJob, built: tuple[Any, list[Any], GameScorer], d: int,
+              records: list[dict] | None = None) -> np.ndarray:
+    """All episodes of deal ``d``; counters summed per line-up entry, shape (entries, counters).
+
+    With a ``records`` list, each episode's record (``envs.records``) is appended to it with its
+    ``players`` (the spec at each seat, its line-up entry, a checkpoint's sha256) and its
+    ``seating`` (deal, seating number, entry at each seat, deal and agent seeds)."""
     env, agents, scorer = built
     n = len(agents)
     table = seatings(n, job.seating)
@@ -126,15 +132,31 @@ def play_deal(job: EvalJob, built: tuple[Any, list[Any], GameScorer], d: int) ->
         rows = play_episode(env, seat_agents, deal_seed, seeds, scorer)
         for seat in range(n):
             out[entry_at[seat]] += rows[seat]
+        if records is not None:
+            records.append(_with_seating(env, job, seat_agents, entry_at, d, k, deal_seed, seeds))
     return out
+
+
+def _with_seating(env: Any, job: EvalJob, seat_agents: list[Any], entry_at: tuple[int, ...], d: int, k: int,
+                  deal_seed: int, seeds: list[int]) -> dict:
+    from envs.records import player_info, set_players
+
+    record = env.infos[env.possible_agents[0]]["record"]
+    labels = [p if isinstance(p, str) else str(getattr(p, "name", type(p).__name__)) for p in job.players]
+    set_players(record, [{**player_info(labels[e], a), "entry": e} for e, a in zip(entry_at, seat_agents, strict=True)])
+    record["seating"] = {"deal": d, "seating": k, "entry_at": list(entry_at), "deal_seed": deal_seed,
+                         "agent_seeds": list(seeds)}
+    return record
 
 
 _CACHE: list[Any] = []  # [(job, built)] of the last job this process played
 
 
-def run_chunk(job: EvalJob, deals: list[int]) -> tuple[list[int], np.ndarray]:
-    """Worker entry point: play ``deals``; reuses the env and agents built for an equal job."""
+def run_chunk(job: EvalJob, deals: list[int]) -> tuple[list[int], np.ndarray, list[dict] | None]:
+    """Worker entry point: play ``deals``; reuses the env and agents built for an equal job.
+    Returns the deals, their counters and (``job.records``) their episodes' records in order."""
     if not _CACHE or _CACHE[0][0] != job:
         _CACHE[:] = [(job, job.build())]
     built = _CACHE[0][1]
-    return deals, np.stack([play_deal(job, built, d) for d in deals])
+    records = [] if job.records else None
+    return deals, np.stack([play_deal(job, built, d, records) for d in deals]), records

@@ -10,7 +10,8 @@ Library::
 Command line (the same function)::
 
     python -m train.evaluate --game briscola5 --players heuristic random random random random \\
-        --deals 500 --seed 0 --workers 2 --out runs/eval/b5 [--flag num_hands=2] [--plain]
+        --deals 500 --seed 0 --workers 2 --out runs/eval/b5 [--flag num_hands=2] [--plain] \\
+        [--save-games runs/eval/b5/games.jsonl]                # one record per episode (envs.records)
     python -m train.evaluate --game picchetto --rating heuristic random --deals 200   # leaderboard
 
 | argument / keyword        | meaning                                                             |
@@ -24,6 +25,7 @@ Command line (the same function)::
 | ``seating``               | ``rotate`` (n cyclic rotations, default) or ``permute`` (all n! seatings) |
 | ``workers``               | processes; the result is identical for any number                   |
 | ``progress``              | a tqdm bar (only on a terminal)                                     |
+| ``save_games`` (--save-games) | a ``.jsonl`` file: one ``mazzo-record/1`` record per episode, in deal and seating order, with the players at each seat and the seating |
 
 Duplicate deals: on every deal each player sits once at every seat (``rotate``), so each
 player gets every hand of the deal and luck of the cards cancels out across the line-up. In
@@ -185,12 +187,13 @@ def _mp_context():
     return get_context("spawn")
 
 
-def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress: bool) -> np.ndarray:
+def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress: bool,
+              records: dict[int, list] | None = None) -> np.ndarray:
     counts = None
     with _progress(num_deals, job.game, progress) as bar:
         if workers == 1 or num_deals == 1:
             for d in range(num_deals):
-                row = play_deal(job, built, d)
+                row = play_deal(job, built, d, None if records is None else records.setdefault(d, []))
                 if counts is None:
                     counts = np.zeros((num_deals, *row.shape))
                 counts[d] = row
@@ -202,10 +205,14 @@ def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress
         pool, futures = _start_pool(workers, job, chunks)
         try:
             for fut in as_completed(futures):
-                deals, rows = fut.result()
+                deals, rows, recs = fut.result()
                 if counts is None:
                     counts = np.zeros((num_deals, *rows.shape[1:]))
                 counts[deals] = rows
+                if records is not None:
+                    per = len(recs) // len(deals)
+                    for i, d in enumerate(deals):
+                        records[d] = recs[i * per:(i + 1) * per]
                 bar.update(len(deals))
         except BaseException:  # Ctrl-C or a failed chunk: end the workers now, not after their queue
             _stop_pool(pool)
@@ -253,18 +260,44 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 
 def evaluate(game: str, players: list[Any], *, num_deals: int, seed: int = 0, flags: dict[str, Any] | None = None,
              duplicate: bool = True, workers: int = 1, progress: bool = False, seating: str = "rotate",
-             command: str | None = None) -> EvalResult:
+             command: str | None = None, save_games: str | Path | None = None) -> EvalResult:
     """Play ``num_deals`` deals with the line-up ``players`` and return the statistics (see module doc)."""
+    if save_games is not None:
+        check_games_file(Path(save_games))
     job, built = prepare(game, players, num_deals=num_deals, seed=seed, flags=flags, duplicate=duplicate,
                          workers=workers, seating=seating)
     scorer = built[2]
-    counts = _play_all(job, built, num_deals, workers, progress)
+    records: dict[int, list] | None = None
+    if save_games is not None:
+        job.records, records = True, {}
+    counts = _play_all(job, built, num_deals, workers, progress, records)
+    if records is not None:
+        _write_games(Path(save_games), [r for d in range(num_deals) for r in records[d]])
     n = len(players)
     return EvalResult(game=game, specs=[_spec_name(p) for p in players], flags=job.flags, seed=job.seed,
                       num_deals=num_deals, duplicate=duplicate, seating=seating,
                       seatings_per_deal=len(seatings(n, seating)) if duplicate else 1,
                       counters=scorer.counters, figures=scorer.FIGURES, deal_counts=counts, command=command,
                       proportions=scorer.PROPORTIONS)
+
+
+def check_games_file(path: Path) -> None:
+    """Raise ``ConfigError`` unless ``path`` names a file that can be written (its folder may be made)."""
+    if path.is_dir():
+        raise ConfigError(f"--save-games {str(path)!r} is a folder; give a file name such as games.jsonl")
+    check_out_dir(path.parent)
+
+
+def _write_games(path: Path, records: list[dict]) -> None:
+    """One record per line (``.jsonl``), written to a temporary file and then renamed into place."""
+    from envs.records import dumps
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "w", encoding="utf-8") as f:
+        for record in records:
+            f.write(dumps(record) + "\n")
+    tmp.replace(path)
 
 
 def num_seats(game: str, flags: dict[str, Any] | None = None) -> int:
@@ -339,6 +372,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seating", default="rotate", choices=SEATINGS)
     p.add_argument("--out", default=None, help="output directory (default runs/eval/GAME__SEED__TIME)")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--save-games", default=None, metavar="FILE.jsonl",
+                   help="write every episode's record (mazzo-record/1, one per line, with the seating)")
     return p
 
 
@@ -403,6 +438,10 @@ def run(argv: list[str], echo: bool = True) -> Any:
     flags = dict(parse_flag(f) for f in args.flag)
     out = Path(args.out or f"runs/eval/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
     check_out_dir(out)  # a bad --out fails now, not after the whole evaluation
+    if args.save_games is not None:
+        if args.rating:
+            raise ConfigError("--save-games works with --players (a line-up), not with --rating")
+        check_games_file(Path(args.save_games))
     if args.rating:
         from train.rating import round_robin
 
@@ -412,8 +451,10 @@ def run(argv: list[str], echo: bool = True) -> Any:
     else:
         result = evaluate(args.game, args.players, num_deals=args.deals, seed=args.seed, flags=flags,
                           duplicate=not args.plain, workers=args.workers, progress=not args.no_progress,
-                          seating=args.seating, command=command)
+                          seating=args.seating, command=command, save_games=args.save_games)
     paths = _save(result, out)
+    if args.save_games is not None:
+        paths = {**paths, "games": Path(args.save_games)}
     if echo:
         print(result)
         print("saved: " + ", ".join(str(p) for p in paths.values()))
