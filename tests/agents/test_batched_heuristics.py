@@ -1,0 +1,383 @@
+"""Batched heuristics (`agents/batched/<game>.py`) choose the Python heuristic's action, row for row.
+
+Method (differential). For every game of `CASES`:
+
+* Observations: seeded playouts through the AEC `raw_env`, per flag variant of the case; in each
+  episode every seat is either the Python heuristic or uniformly random (the share of heuristic
+  seats varies by episode: 0, 1/2, all), and some episodes start from explicit deals that reach
+  rare phases (the case's `deal`). Every observation of a seat to act is kept with its mask and
+  with `agent.act(obs)` of the Python heuristic (the reference, also for the rows a random seat
+  then played). The batched heuristic decides all rows in one call, then again with the rows
+  shuffled and in small chunks; every action must be the reference action. The case's
+  `coverage` counts what the rows reach (phases, positions in the trick, ...) and the test asserts
+  a minimum of each, so that a port is never checked on easy rows only.
+* Whole games: `num_games` games of the game's `vector_env`, each reset with an explicit deal, are
+  played to their end with the batched heuristic (built as the trainer builds it,
+  `make_opponent("heuristic", ...)`) at every seat; the same deals are played by five Python
+  heuristics through the AEC env. The actions (seat and id, in order) and every seat's return
+  must be identical. Later hands of a match are shuffled by the batched engine from its stream;
+  the AEC engine is handed those shuffles by a test double of its generator (the method of
+  `tests/envs/test_<game>_batched.py`).
+
+To add a game: write its `deal`, `coverage` and `trajectories` (or reuse the generic ones) and a
+`Case` row; the tests are parametrized over `CASES`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from agents import make_agent  # noqa: E402
+from envs.registry import game_spec, make_raw_env  # noqa: E402
+from train.batched_opponents import batched_heuristic_class, make_opponent  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Case:
+    game: str
+    #: "module:Class" of the batched heuristic
+    batched: str
+    #: env flags of the observation playouts, and episodes played with each
+    variants: tuple[dict, ...]
+    episodes: int
+    #: reset options for an episode (an explicit deal), or None for a seeded random deal
+    deal: Callable[[np.random.Generator], dict | None]
+    #: counts of what the rows cover: f(obs, mask, reference actions) -> {name: count}
+    coverage: Callable[[np.ndarray, np.ndarray, np.ndarray], dict[str, int]]
+    #: the least count of each coverage name (over all variants)
+    minimum: dict[str, int]
+    #: plays whole games both ways: f(case, flags, seed) -> number of decisions compared
+    trajectories: Callable[..., int]
+    #: flags of the whole-game comparison
+    trajectory_flags: tuple[dict, ...]
+    num_games: int = 48
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def batched_class(self) -> type:
+        module, _, name = self.batched.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+# -- shared harness --------------------------------------------------------------------------
+def collect(case: Case, flags: dict, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Observation rows, mask rows and the Python heuristic's action on each, from seeded playouts."""
+    env = make_raw_env(case.game, **flags)
+    python = make_agent("heuristic", case.game, seed=seed)
+    rnd = np.random.default_rng(seed)
+    n = len(env.possible_agents)
+    obs, masks, want = [], [], []
+    for episode in range(case.episodes):
+        share = (0.0, 0.5, 1.0)[episode % 3]
+        heuristic_seat = {a: rnd.random() < share for a in env.possible_agents}
+        env.reset(seed=seed * 10_000 + episode, options=case.deal(rnd))
+        python.reset()
+        for agent in env.agent_iter():
+            o, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            a = int(python.act(o))
+            obs.append(o["observation"].copy())
+            masks.append(o["action_mask"].copy())
+            want.append(a)
+            if not heuristic_seat[agent]:
+                legal = np.flatnonzero(o["action_mask"])
+                a = int(legal[rnd.integers(legal.size)])
+            env.step(a)
+    assert n == len(env.possible_agents)
+    return np.array(obs), np.array(masks), np.array(want, dtype=np.int64)
+
+
+def _describe(case: Case, o: np.ndarray, m: np.ndarray) -> str:
+    decode = importlib.import_module(f"envs.{case.game}.observation").decode
+    return f"{decode(o, codes=True)}; legal {np.flatnonzero(m).tolist()}"
+
+
+def _assert_same(case: Case, obs, masks, want, got, what: str) -> None:
+    bad = np.flatnonzero(got != want)
+    if bad.size:
+        i = int(bad[0])
+        pytest.fail(f"{case.game} ({what}): {bad.size} of {len(want)} rows differ; first, row {i}: batched "
+                    f"{int(got[i])}, Python {int(want[i])}; view {_describe(case, obs[i], masks[i])}")
+
+
+class _Shuffles:
+    """Stands in for an AEC state's generator: `permutation` returns the batched engine's shuffles, in order."""
+
+    def __init__(self, perms: list[np.ndarray]):
+        self.perms = list(perms)
+        self.calls = 0
+
+    def permutation(self, n):
+        assert self.calls < len(self.perms), "the AEC engine shuffled more hands than the batched one"
+        perm = self.perms[self.calls]
+        assert n == perm.size
+        self.calls += 1
+        return perm.astype(np.int64)
+
+    def integers(self, *args, **kwargs):
+        raise AssertionError("the AEC engine drew a random number other than a shuffle mid-episode")
+
+
+def play_aec(case: Case, flags: dict, options: dict, perms: list[np.ndarray], seed: int):
+    """One episode of the AEC env from `options`, Python heuristics at every seat: ([(seat, action)], returns)."""
+    env = make_raw_env(case.game, **flags)
+    env.reset(seed=seed, options=options)
+    shuffles = _Shuffles(perms)
+    env.state_.rng = shuffles
+    seats = {a: i for i, a in enumerate(env.possible_agents)}
+    players = {a: make_agent("heuristic", case.game, seed=seed + i) for i, a in enumerate(env.possible_agents)}
+    returns = np.zeros(len(seats))
+    moves = []
+    for agent in env.agent_iter():
+        o, reward, term, trunc, _ = env.last()
+        returns[seats[agent]] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        a = int(players[agent].act(o))
+        moves.append((seats[agent], a))
+        env.step(a)
+    assert shuffles.calls == len(perms), "the AEC engine shuffled fewer hands than the batched one"
+    return moves, returns
+
+
+def play_batched(case: Case, flags: dict, options: list[dict], seed: int, perm_key: str):
+    """Each game of a vector_env from its explicit deal to its end, the trainer's batched heuristic at every seat.
+
+    Returns per game: [(seat, action)], the returns of the seats, and the shuffles (`state[perm_key]`) of
+    the hands dealt after the first.
+    """
+    b = len(options)
+    venv = game_spec(case.game).vector_env(b, **flags)
+    opponent = make_opponent("heuristic", case.game, flags, seed)
+    assert isinstance(opponent, case.batched_class()), type(opponent)
+    obs, mask = venv.reset(seed=seed, options=options)
+    moves: list[list[tuple[int, int]]] = [[] for _ in range(b)]
+    perms: list[list[np.ndarray]] = [[] for _ in range(b)]
+    returns = np.zeros((b, venv.num_players))
+    done = np.zeros(b, dtype=bool)
+    while not done.all():
+        actions = opponent.act(obs, mask)
+        hand_before = venv.state["hand_no"].copy()
+        for i in np.flatnonzero(~done):
+            moves[i].append((int(venv.current_player[i]), int(actions[i])))
+        obs, mask, rewards, term, trunc, _ = venv.step(actions)
+        returns[~done] += rewards[~done]
+        for i in np.flatnonzero(~done):
+            if term[i] or trunc[i]:
+                done[i] = True
+            elif venv.state["hand_no"][i] != hand_before[i]:
+                perms[i].append(venv.state[perm_key][i].copy())
+    return moves, returns, perms
+
+
+def generic_trajectories(case: Case, flags: dict, seed: int) -> int:
+    rnd = np.random.default_rng(seed)
+    options = []
+    while len(options) < case.num_games:
+        opt = case.deal(rnd)
+        if opt is not None:
+            options.append(opt)
+    moves, returns, perms = play_batched(case, flags, options, seed, case.extra["perm_key"])
+    compared = 0
+    for i, opt in enumerate(options):
+        aec_moves, aec_returns = play_aec(case, flags, opt, perms[i], seed)
+        if moves[i] != aec_moves:
+            j = next(j for j in range(len(aec_moves) + 1) if moves[i][j : j + 1] != aec_moves[j : j + 1])
+            pytest.fail(f"{case.game} {flags} game {i}: the trajectories part at move {j}: batched "
+                        f"{moves[i][j : j + 1]}, Python {aec_moves[j : j + 1]} (seat, action)")
+        np.testing.assert_array_equal(returns[i], aec_returns, err_msg=f"{case.game} {flags} game {i}: returns")
+        compared += len(aec_moves)
+    return compared
+
+
+# -- Briscola in cinque ------------------------------------------------------------------------
+def briscola5_deal(rnd: np.random.Generator) -> dict | None:
+    """A seeded random deal (None) half the time, else a deal of a rare kind.
+
+    * 0-point hands (one or two seats), for the forfeit check;
+    * a strong hand: 6 to 8 cards of one suit with its Ace and Three (the solo call), at a random seat;
+    * any hand dealt from a given shuffle, with a given dealer.
+    """
+    from envs.briscola5.game import DECK, POINTS, SUIT
+
+    kind = rnd.integers(4)
+    if kind == 0:
+        return None
+    dealer = int(rnd.integers(5))
+    hands: list[list[int]] = [[] for _ in range(5)]
+    if kind == 1:
+        zero = [int(c) for c in rnd.permutation([c for c in range(40) if POINTS[c] == 0])]
+        for s in rnd.choice(5, size=int(rnd.integers(1, 3)), replace=False):
+            hands[s], zero = zero[:8], zero[8:]
+    elif kind == 2:
+        suit, seat = int(rnd.integers(4)), int(rnd.integers(5))
+        ace, three = DECK.card(suit, DECK.rank_codes.index("A")), DECK.card(suit, DECK.rank_codes.index("3"))
+        others = [int(c) for c in rnd.permutation([c for c in range(40) if SUIT[c] == suit and c not in (ace, three)])]
+        hands[seat] = [ace, three] + others[: int(rnd.integers(4, 7))]
+    taken = {c for h in hands for c in h}
+    rest = [int(c) for c in rnd.permutation([c for c in range(40) if c not in taken])]
+    for s in range(5):
+        while len(hands[s]) < 8:
+            hands[s].append(rest.pop())
+    return {"dealer": dealer, "hands": hands}
+
+
+def briscola5_coverage(obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> dict[str, int]:
+    from agents.briscola5_heuristic import CHEAP
+    from envs.briscola5.game import BID, CALL, FORFEIT, PASS
+    from envs.briscola5.observation import LAYOUT
+
+    def field(name: str) -> np.ndarray:
+        f = LAYOUT.fields[name]
+        return obs[:, f.obs_offset : f.obs_offset + f.size].reshape(len(obs), *f.shape)
+
+    phase = field("phase").argmax(axis=1)
+    hand = field("hand") != 0
+    play = phase == 3
+    on_table = (field("current_trick") != 0).any(axis=2).sum(axis=1)
+    call_rows = np.flatnonzero(want // 40 == 1)
+    trump = field("trump").argmax(axis=1)
+    # trick play rows where the heuristic does not throw its cheapest card (it loads or takes the trick)
+    not_cheapest = sum(
+        int(CHEAP[trump[i]][want[i]] != min(CHEAP[trump[i]][c] for c in np.flatnonzero(masks[i])))
+        for i in np.flatnonzero(play)
+    )
+    out = {
+        "forfeit check": int((phase == 0).sum()),
+        "forfeit check after a decline": int(((phase == 0) & (field("forfeit_declined") != 0).any(axis=1)).sum()),
+        "forfeit": int((want == FORFEIT).sum()),
+        "bid": int(((want >= BID) & (want < FORFEIT)).sum()),
+        "pass with a bid legal": int(((want == PASS) & masks[:, BID:FORFEIT].any(axis=1)).sum()),
+        "call (solo: own card)": int(hand[call_rows, want[call_rows] - CALL].sum()),
+        "call (a card not held)": int((~hand[call_rows, want[call_rows] - CALL]).sum()),
+        "play, partner revealed": int((play & (field("partner_revealed")[:, 0] != 0)).sum()),
+        "play, holds the called card": int((play & (field("holds_called")[:, 0] != 0)).sum()),
+        "play, later hand of a match": int((play & (field("match_scores") != 0).any(axis=1)).sum()),
+        "play, last 3 tricks": int((play & (np.rint(field("tricks_taken") * 8).sum(axis=1) >= 5)).sum()),
+        "play, not the cheapest card": not_cheapest,
+    }
+    for k in range(5):
+        out[f"play, {k} cards on the table"] = int((play & (on_table == k)).sum())
+    return out
+
+
+BRISCOLA5 = Case(
+    game="briscola5",
+    batched="agents.batched.briscola5:Briscola5BatchedHeuristic",
+    variants=(
+        {},
+        {"num_hands": 3, "min_bid": 70, "forfeit_enabled": False},
+        {"num_hands": 2, "min_raise": 5, "max_bid": 100, "all_pass_policy": "force_dealer", "first_lead": "caller",
+         "allow_call_own_card": False, "first_dealer": 3},
+    ),
+    episodes=36,
+    deal=briscola5_deal,
+    coverage=briscola5_coverage,
+    minimum={"forfeit check": 10, "forfeit check after a decline": 1, "forfeit": 10, "bid": 100,
+             "pass with a bid legal": 300, "call (solo: own card)": 3, "call (a card not held)": 60,
+             "play, partner revealed": 1000, "play, holds the called card": 300, "play, later hand of a match": 1000,
+             "play, last 3 tricks": 1000, "play, not the cheapest card": 500,
+             **{f"play, {k} cards on the table": 500 for k in range(5)}},
+    trajectories=generic_trajectories,
+    trajectory_flags=(
+        {},
+        {"num_hands": 3, "min_bid": 70, "forfeit_enabled": False},
+        {"num_hands": 3, "all_pass_policy": "force_dealer", "first_lead": "caller", "allow_call_own_card": False,
+         "min_raise": 3},
+    ),
+    extra={"perm_key": "perm"},
+)
+
+CASES = [pytest.param(BRISCOLA5, id="briscola5")]
+
+
+# -- the tests ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("case", CASES)
+def test_batched_heuristic_chooses_the_python_heuristic_action_on_every_observation(case: Case):
+    heuristic = case.batched_class()(case.game, seed=0, flags={})
+    covered: dict[str, int] = {}
+    rows = 0
+    for v, flags in enumerate(case.variants):
+        obs, masks, want = collect(case, flags, seed=v)
+        obs_before, masks_before = obs.copy(), masks.copy()
+        got = heuristic.act(obs, masks)
+        assert got.dtype == np.int64 and got.shape == want.shape
+        _assert_same(case, obs, masks, want, got, f"flags {flags}")
+        np.testing.assert_array_equal(obs, obs_before)  # the caller's arrays are left alone
+        np.testing.assert_array_equal(masks, masks_before)
+        # Rows are independent: any order, any chunking gives the same actions.
+        order = np.random.default_rng(v).permutation(len(want))
+        _assert_same(case, obs[order], masks[order], want[order], heuristic.act(obs[order], masks[order]),
+                     f"flags {flags}, rows shuffled")
+        chunks = np.concatenate([heuristic.act(obs[i : i + 7], masks[i : i + 7]) for i in range(0, 301, 7)])
+        _assert_same(case, obs, masks, want[: chunks.size], chunks, f"flags {flags}, chunks of 7 rows")
+        rows += len(want)
+        for name, count in case.coverage(obs, masks, want).items():
+            covered[name] = covered.get(name, 0) + count
+    short = {name: (covered.get(name, 0), least) for name, least in case.minimum.items() if covered.get(name, 0) < least}
+    assert not short, f"{case.game}: {rows} rows reach too few of (count, least): {short}"
+    assert rows >= 3000, rows
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_batched_heuristics_play_the_same_games_as_python_heuristics(case: Case):
+    for k, flags in enumerate(case.trajectory_flags):
+        compared = case.trajectories(case, flags, seed=100 + k)
+        assert compared >= 20 * case.num_games, (flags, compared)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_trainer_picks_up_the_batched_heuristic(case: Case):
+    cls = case.batched_class()
+    assert batched_heuristic_class(case.game) is cls
+    python_name = game_spec(case.game).heuristic.partition(":")[2]
+    assert getattr(importlib.import_module(cls.__module__), python_name) is cls
+    opponent = make_opponent("heuristic", case.game, {}, seed=1)
+    assert isinstance(opponent, cls) and opponent.name == "heuristic"
+    assert make_opponent("heuristic-python", case.game, {}, seed=1).name == "heuristic-python"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_batched_heuristic_rejects_rows_it_cannot_decide(case: Case):
+    heuristic = case.batched_class()(case.game, seed=0, flags={})
+    env = make_raw_env(case.game)
+    env.reset(seed=0)
+    o = env.last()[0]
+    obs, mask = o["observation"][None], o["action_mask"][None]
+    assert heuristic.act(obs[:0], mask[:0]).shape == (0,)
+    with pytest.raises(ValueError, match="row 1: the action mask is all zeros"):
+        heuristic.act(np.repeat(obs, 2, axis=0), np.stack([mask[0], np.zeros_like(mask[0])]))
+    with pytest.raises(ValueError, match="expected observations"):
+        heuristic.act(obs[:, :-1], mask)
+    with pytest.raises(ValueError, match="expected observations"):
+        heuristic.act(obs, np.repeat(mask, 2, axis=0))
+
+
+def test_import_agents_needs_no_numba():
+    """`import agents` and the Python heuristics work without numba; agents.batched is imported only when used."""
+    games = sorted({case.values[0].game for case in CASES})
+    code = (
+        "import sys\n"
+        "sys.modules['numba'] = None  # any import of numba now fails\n"
+        "import agents\n"
+        "from agents import make_agent\n"
+        "from envs.registry import make_raw_env\n"
+        f"for game in {games!r}:\n"
+        "    env = make_raw_env(game)\n"
+        "    env.reset(seed=0)\n"
+        "    make_agent('heuristic', game).act(env.last()[0])\n"
+        "assert not any(m.startswith('agents.batched') for m in sys.modules), sorted(sys.modules)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[2]))
