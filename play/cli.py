@@ -1,0 +1,122 @@
+"""The `mazzo` command.
+
+    mazzo play GAME [--seat N] [--opponents heuristic,pretrained:GAME,...] [--seed S] [--flag k=v] [--save FILE]
+    mazzo replay FILE [--seat N] [--index K]     # step forward and back through a record (.json or .jsonl)
+    mazzo serve [--port 8000] [--host 127.0.0.1] # the web page: play in the browser, open records
+    mazzo eval ...                               # python -m train.evaluate ...
+    mazzo train ...                              # python -m train.ppo ...
+
+Exit codes: 0 done, 2 bad input (one `error:` line), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from envs.core.errors import MazzoError
+from envs.registry import GAMES
+
+__all__ = ["main", "parse_flags"]
+
+
+def parse_flags(items: list[str]) -> dict:
+    from train.evaluate import parse_flag  # the one parser of key=value flags (Python literal, else YAML)
+
+    return dict(parse_flag(f) for f in items)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mazzo", description="Play, replay and evaluate Mazzo's card games.",
+                                epilog="mazzo eval ... and mazzo train ... take the arguments of "
+                                       "python -m train.evaluate and python -m train.ppo")
+    sub = p.add_subparsers(dest="command", required=True)
+    play = sub.add_parser("play", help="play a game in the terminal against agents")
+    play.add_argument("game", choices=list(GAMES))
+    play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    play.add_argument("--opponents", default="heuristic",
+                      help="one agent spec for every other seat, or one per seat, comma separated "
+                           "(random, heuristic, pretrained, pretrained:GAME, ppo:PATH); default heuristic")
+    play.add_argument("--seed", type=int, default=None, help="the deal's seed (default: random)")
+    play.add_argument("--flag", action="append", default=[], metavar="KEY=VALUE", help="game flag (repeatable)")
+    play.add_argument("--save", default=None, metavar="FILE", help="write the record (JSON) at the end")
+    rep = sub.add_parser("replay", help="step forward and back through a record")
+    rep.add_argument("file", help="a record: .json, or .jsonl (one record per line)")
+    rep.add_argument("--seat", type=int, default=None, help="show only what this seat saw (default: everything)")
+    rep.add_argument("--index", type=int, default=0, help="which record of a .jsonl file (default 0)")
+    serve = sub.add_parser("serve", help="the web page: play in the browser and open records")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", default="127.0.0.1")
+    return p
+
+
+def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None, console=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("eval", "train"):
+        return _forward(argv[0], argv[1:])
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "serve":
+            return _serve(args.host, args.port)
+        from rich.console import Console
+
+        console = console or Console()
+        ask = ask or (lambda prompt: console.input(prompt))
+        if args.command == "play":
+            from play.session import Session
+            from play.terminal import play_terminal
+
+            session = Session(args.game, seat=args.seat, opponents=args.opponents, seed=args.seed,
+                              flags=parse_flags(args.flag))
+            play_terminal(session, console, ask, save=args.save)
+            return 0
+        from envs.records import RecordError, load_records
+        from play.terminal import replay_terminal
+
+        try:
+            recs = load_records(args.file)
+        except OSError as e:
+            raise RecordError(f"cannot read {args.file}: {e.strerror or e}") from None
+        if not 0 <= args.index < len(recs):
+            raise RecordError(f"{args.file} holds {len(recs)} record(s); --index must be 0..{len(recs) - 1}")
+        replay_terminal(recs[args.index], console, ask, seat=args.seat)
+        return 0
+    except MazzoError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, EOFError):
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _forward(command: str, argv: list[str]) -> int:
+    if command == "eval":
+        from train.evaluate import main as evaluate_main
+
+        return evaluate_main(argv)
+    from train.ppo import main as ppo_main
+
+    try:
+        ppo_main(argv)
+    except MazzoError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _serve(host: str, port: int) -> int:
+    try:
+        import uvicorn
+
+        from play.web import create_app
+    except ImportError as e:
+        print(f"error: mazzo serve needs the 'play' extra (pip install -e '.[play]'): {e}", file=sys.stderr)
+        return 2
+    print(f"Mazzo: open http://{host}:{port}/ (Ctrl-C stops)")
+    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
