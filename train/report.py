@@ -192,7 +192,8 @@ def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], c
         + ("trained by train/ppo_batched.py on the batched engine)" if config.get("engine") == "batched" else
            "`best.zip`, `last.zip`: Stable-Baselines3 run files for `--resume`)"),
         "",
-        f"## Final evaluation of best.zip ({int(final['rows'][0]['n_deals']) if final['rows'] else 0} fresh deals)",
+        f"## Final evaluation of {Path(final.get('checkpoint') or 'best.zip').name} "
+        f"({int(final['rows'][0]['n_deals']) if final['rows'] else 0} fresh deals)",
         "",
         "Mean reward per episode of the seat, with its 95% confidence interval over deals; every deal is",
         "replayed with the player at each seat in turn (duplicate), the named opponents at the other seats.",

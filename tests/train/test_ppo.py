@@ -66,7 +66,7 @@ def test_smoke_run_of_each_committed_config(game, tmp_path):
         (s, o) for s in ("0", "128", "256") for o in ("heuristic", "random")]
     assert [r["step"] for r in rows(run / "metrics.csv")] == ["128", "256"]
     report = (run / "report.md").read_text()
-    assert "## Final evaluation of best.zip" in report and "| heuristic |" in report and "| random |" in report
+    assert "## Final evaluation of best.mazzo.zip" in report and "| heuristic |" in report and "| random |" in report
     assert "heuristic in its seat" in report and "learning_curve.png" in report
     assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     meta = read_metadata(run / "best.mazzo.zip")
