@@ -9,7 +9,8 @@ Deals:
 
 * Explicit deals: the batched env is reset with `options` (one dict per game: `dealer`,
   `hands`, `busche` in every combination, built here from a seeded generator; some are
-  cappotto deals, the leader holding a whole suit's top cards). The AEC env gets the same deal
+  cappotto deals, the leader holding a whole suit's top cards, some give one seat JS as its only
+  Spade, for D11). The AEC env gets the same deal
   as full options: the given ones, completed with the dealer and hands the batched engine loaded
   (they come from the AEC engine's own `new_state`, which the base calls). The `busche` are
   drawn near `loss_threshold` / `sole_loss_threshold`, so that most of these episodes end
@@ -137,14 +138,35 @@ def _cappotto_deal(rnd: np.random.Generator, game) -> dict:
     return {"dealer": (leader - 1) % n, "hands": hands}
 
 
+def _lone_pigugnin_deal(rnd: np.random.Generator, game) -> dict:
+    """A deal where one seat holds JS as its only Spade and otherwise one other suit (D11's cases:
+    a first trick led in a suit it lacks, or in Spade, or in its own suit)."""
+    n, size = game.num_players, game.hand_size
+    suit = int(rnd.choice([0, 1, 3]))
+    own = [27, *rnd.choice(np.arange(10 * suit, 10 * suit + 10), size - 1, replace=False).tolist()]
+    rest = [c for c in range(40) if c not in own]
+    rnd.shuffle(rest)
+    holder = int(rnd.integers(n))
+    hands, k = [], 0
+    for p in range(n):
+        if p == holder:
+            hands.append(own)
+        else:
+            hands.append(rest[k : k + size])
+            k += size
+    return {"dealer": int(rnd.integers(n)), "hands": hands}
+
+
 def _random_options(rnd: np.random.Generator, game) -> dict | None:
     """One game's reset options: None (a stream deal) or a combination of dealer, hands, busche."""
-    kind = int(rnd.integers(8))
+    kind = int(rnd.integers(9))
     if kind == 0:
         return None
     opts: dict = {}
     if kind == 1:
         opts.update(_cappotto_deal(rnd, game))
+    elif kind == 8:
+        opts.update(_lone_pigugnin_deal(rnd, game))
     else:
         if kind in (2, 3, 4):
             opts["dealer"] = int(rnd.integers(game.num_players))
