@@ -157,19 +157,22 @@ def _hand_result(rec: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return {k: _as_json(v) for k, v in rec.items() if k not in DEAL_KEYS}
 
 
-@dataclass(frozen=True)
 class Episode:
     """What the env's recorder holds about one episode (the objects are never changed once the
     episode is over: `reset` makes new ones)."""
 
-    game: Any
-    state: Any
-    num_players: int
-    start: tuple  #: (seed, options, generator state) at reset
-    moves: list[int]  #: seat << 16 | action per applied action
-    hands: list[tuple[int, dict, int]]  #: (hand_no, deal, moves before it) per hand started
-    paid: list[tuple[int, list]]  #: (moves applied, rewards) of every step that paid rewards
-    pending: list | None  #: points scored at the deal (the env pays them with the first step)
+    __slots__ = ("game", "state", "num_players", "start", "moves", "hands", "paid", "pending")
+
+    def __init__(self, game: Any, state: Any, num_players: int, start: tuple, moves: list[int],
+                 hands: list[tuple[int, dict, int]], paid: list[tuple[int, list]], pending: list | None):
+        self.game = game
+        self.state = state
+        self.num_players = num_players
+        self.start = start  #: (seed, options, generator state or None) at reset
+        self.moves = moves  #: seat << 16 | action per applied action
+        self.hands = hands  #: (hand_no, deal, moves before it) per hand started
+        self.paid = paid  #: (moves applied, rewards) of every step that paid rewards
+        self.pending = pending  #: points scored at the deal (the env pays them with the first step)
 
     @classmethod
     def of(cls, env: Any) -> Episode:
@@ -265,23 +268,21 @@ class EpisodeInfo(dict):
 
     The record is built the first time it is read, by any path (`info["record"]`, `get`, `in`,
     iteration, `keys`/`items`/`values`, `len`, `==`, `dict(info)`, `json.dumps`, copies,
-    pickling), so loops that never read it (training) do not pay for building it; the agents of
-    one episode share one record. Everything else is a plain dict."""
+    pickling), so loops that never read it (training) do not pay for building it. The agents of
+    an episode share one info (and so one record). Everything else is a plain dict."""
 
-    def __init__(self, result: dict, build: Any):
-        super().__init__(result=result)
-        self._build = build
+    __slots__ = ("_build",)
 
     @classmethod
     def for_agents(cls, agents: list[str], result: dict, ep: Episode) -> dict[str, EpisodeInfo]:
-        memo: list[dict] = []
-
         def build() -> dict:
-            if not memo:
-                memo.append(_build(ep, result))
-            return memo[0]
+            return _build(ep, result)
 
-        return {a: cls(result, build) for a in agents}
+        # One info shared by the agents (as the result is): creating a dict subclass costs more
+        # than a dict, and the env makes one per episode.
+        info = cls(result=result)
+        info._build = build
+        return dict.fromkeys(agents, info)
 
     def _full(self) -> EpisodeInfo:
         if self._build is not None:

@@ -119,6 +119,7 @@ class Session:
             bot.reset()
         self.env.reset(seed=self.seed)
         self.log: list[dict[str, Any]] = []  # every move: {"seat", "id", "name"}
+        self.notes: dict[int, dict[str, Any]] = {}  # move number -> a trained bot's probabilities
         self._shown = 0  # moves already in a view
         self._play_bots()
 
@@ -147,7 +148,14 @@ class Session:
     def _play_bots(self) -> None:
         while not self.over and self.to_act != self.seat:
             p = self.to_act
-            self._step(self.bots[p].act(self.env.observe(self.names[p])))
+            bot, obs = self.bots[p], self.env.observe(self.names[p])
+            action = bot.act(obs)
+            probs = getattr(bot, "probs", None)  # a trained policy: keep its view of the move in the record
+            if callable(probs):
+                dist = np.asarray(probs(obs), dtype=np.float64)
+                top = [int(a) for a in np.argsort(-dist, kind="stable")[:5] if dist[a] > 0]
+                self.notes[len(self.log)] = {"probs": {self.env.game.move_name(a): round(float(dist[a]), 4) for a in top}}
+            self._step(action)
 
     def act(self, action: Any) -> None:
         """The person's action (an id); the bots then play until the person's turn or the end.
@@ -199,4 +207,6 @@ class Session:
         for p, spec in enumerate(self.players):
             players.append(records.player_info(spec, self.bots.get(p)))
         records.set_players(rec, players)
+        for k, note in self.notes.items():
+            records.annotate(rec, k, note)
         return records.redact(rec, self.seat) if redacted else rec

@@ -359,3 +359,47 @@ def test_the_redaction_check_can_fail(monkeypatch):
     _, rec = play("briscola5", {}, 3, random.Random(0))
     with pytest.raises(AssertionError, match="view 0 shows"):
         check_redaction(rec, 0)
+
+
+def test_info_builds_the_record_when_first_read_by_any_path():
+    import pickle
+
+    def fresh():
+        env = make_raw_env("pigugnin", episode="hand")
+        env.reset(seed=2)
+        rnd = random.Random(1)
+        while not env.terminations[env.agent_selection]:
+            env.step(rnd.choice(env.legal_actions()))
+        return env, env.infos["player_0"]
+
+    env, info = fresh()
+    assert dict.__contains__(info, "record") is False  # not built yet
+    assert "record" in info and set(info) == {"result", "record"} and len(info) == 2
+    expected = env.episode_record(info["result"])
+    reads = [
+        lambda i: i["record"], lambda i: i.get("record"), lambda i: dict(i)["record"], lambda i: {**i}["record"],
+        lambda i: json.loads(json.dumps(i))["record"], lambda i: copy.deepcopy(i)["record"],
+        lambda i: pickle.loads(pickle.dumps(i))["record"], lambda i: dict(i.items())["record"],
+        lambda i: list(i.values())[1], lambda i: i.copy()["record"],
+    ]
+    for read in reads:
+        _, info = fresh()
+        assert read(info) == expected
+    _, info = fresh()
+    assert info == {"result": info["result"], "record": expected}
+    assert info["record"] is info["record"] and env.infos["player_1"] is env.infos["player_0"]
+    assert info.get("nothing") is None and "nothing" not in info
+    with pytest.raises(KeyError):
+        info["nothing"]
+
+
+def test_a_record_read_after_the_next_reset_is_still_the_old_episode():
+    rnd = random.Random(5)
+    env, _ = play("pigugnin", {}, 5, rnd)
+    old = env.infos["player_0"]  # not read yet
+    expected = env.episode_record(old["result"])
+    env.reset(seed=99)
+    for _ in range(7):
+        env.step(env.legal_actions()[0])
+    assert old["record"] == expected and old["record"]["seed"] == 5
+    replay(old["record"])

@@ -111,7 +111,8 @@ class CardGameEnv(AECEnv):
             self._rng = np.random.default_rng(seed)
         # The recorder: where the episode starts (the generator's state replays it exactly), one
         # int per applied action, the hands as they start, and the steps that paid rewards.
-        bits = getattr(self._rng, "bit_generator", None)  # (tests may stand a stream in for the generator)
+        # (a seed replays by itself; a test may stand a stream in for the generator)
+        bits = None if seed is not None else getattr(self._rng, "bit_generator", None)
         self._rec_start = (seed, options, None if bits is None else bits.state)
         self._rec_moves: list[int] = []  # seat << 16 | action
         self._rec_hands: list[tuple[int, dict, int]] = []  # (hand_no, deal, index of its first move)

@@ -111,3 +111,36 @@ def test_eval_and_train_forward(tmp_path):
 def test_the_console_script_is_installed():
     out = subprocess.run([sys.executable, "-m", "play.cli", "--help"], capture_output=True, text=True, check=True).stdout
     assert "play" in out and "replay" in out and "serve" in out
+
+
+def test_a_trained_bots_probabilities_are_kept_in_the_record():
+    import numpy as np
+
+    from play.session import Session
+
+    class Policy:
+        """Stands in for a trained agent: uniform over the legal actions, and says so."""
+
+        name = "policy"
+
+        def act(self, obs):
+            return int(np.flatnonzero(obs["action_mask"])[0])
+
+        def probs(self, obs):
+            mask = obs["action_mask"].astype(float)
+            return mask / mask.sum()
+
+        def reset(self):
+            pass
+
+    s = Session("picchetto", seat=0, seed=3, flags={"episode": "hand"}, opponents="random")
+    s.bots[1] = Policy()
+    s.notes.clear()
+    while not s.over:
+        s.act(s.legal()[0]["id"])
+        s._play_bots()
+    rec = s.record()
+    notes = [m for h in rec["hands"] for m in h["moves"] if "note" in m]
+    assert notes and all(m["seat"] == 1 and m["name"] in m["note"]["probs"] for m in notes)
+    replay(rec)
+    assert not [m for h in s.record(redacted=True)["hands"] for m in h["moves"] if "note" in m]
