@@ -300,7 +300,193 @@ BRISCOLA5 = Case(
     extra={"perm_key": "perm"},
 )
 
-CASES = [pytest.param(BRISCOLA5, id="briscola5")]
+
+# -- Picchetto ---------------------------------------------------------------------------------
+from tests.envs.cases import PICCHETTO_NON_DEFAULT  # noqa: E402
+
+
+def picchetto_deal(rnd: np.random.Generator) -> dict | None:
+    """A seeded random deal (None) a third of the time, else an explicit deal (dealer, hands, talon), often of a rare kind.
+
+    * a Bianco hand (no J, Q, K) at a random seat: the dealer's Bianco comes after the elder's exchange;
+    * a strong hand: 6 to 8 cards of one suit (runs of five or more, a point, pique / capot) or three
+      quatorzes of 10, J, Q, K or A (sets), at a random seat;
+    * a plain shuffle;
+
+    and often game scores of up to 59 (near the target of the short games of `PICCHETTO_NON_DEFAULT`) and
+    games already won (later games of a match, the bella, games ending mid-hand).
+    """
+    from envs.picchetto.game import FACE_MASK
+
+    kind = int(rnd.integers(6))
+    if kind < 2:
+        return None
+    seat = int(rnd.integers(2))
+    hands: list[list[int]] = [[], []]
+    if kind == 2:
+        hands[seat] = [int(c) for c in rnd.choice([c for c in range(32) if not FACE_MASK >> c & 1], 12, replace=False)]
+    elif kind == 3:
+        suit, n = int(rnd.integers(4)), int(rnd.integers(6, 9))
+        hands[seat] = list(range(8 * suit + 8 - n, 8 * suit + 8))
+    elif kind == 4:
+        hands[seat] = [8 * s + int(r) for r in rnd.choice(range(3, 8), 3, replace=False) for s in range(4)]
+    taken = {c for h in hands for c in h}
+    rest = [int(c) for c in rnd.permutation([c for c in range(32) if c not in taken])]
+    for s in range(2):
+        while len(hands[s]) < 12:
+            hands[s].append(rest.pop())
+    opts: dict = {"dealer": int(rnd.integers(2)), "hands": hands, "talon": rest}
+    if rnd.random() < 0.5:
+        opts["games_won"] = [int(rnd.integers(2)), int(rnd.integers(2))]
+    if rnd.random() < 0.6:
+        opts["scores"] = [int(x) for x in rnd.integers(0, 60, size=2)]
+    return opts
+
+
+def picchetto_coverage(obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> dict[str, int]:
+    from agents.picchetto_heuristic import DEALER_KEEP_THRESHOLD, ELDER_KEEP_THRESHOLD, keep_values
+    from envs.picchetto.game import DISCARD, END_EXCHANGE, HIGHER, RANK, SUIT, SUIT_VALUE, sequences_of
+    from envs.picchetto.observation import decode
+
+    out: dict[str, int] = {}
+
+    def add(name: str, hit: bool = True) -> None:
+        out[name] = out.get(name, 0) + int(hit)
+
+    for o, m, a in zip(obs, masks, want, strict=True):
+        v = decode(o)
+        legal = np.flatnonzero(m).tolist()
+        hand = v["hand"]
+        mask = sum(1 << c for c in hand)
+        lengths = [sum(SUIT[c] == s for c in hand) for s in range(4)]
+        if legal[0] >= DISCARD:
+            elder = v["phase"] == "elder_exchange"
+            add("elder exchange" if elder else "dealer exchange")
+            discards = [x - DISCARD for x in legal if x < END_EXCHANGE]
+            if not discards:  # never in practice: the exchange ends by itself at the last discard allowed
+                continue
+            values = keep_values(hand)
+            low = min(values[c] for c in discards)
+            add("exchange: discard, END_EXCHANGE legal", a != END_EXCHANGE and m[END_EXCHANGE] != 0)
+            add("exchange: discard, END_EXCHANGE not legal", a != END_EXCHANGE and m[END_EXCHANGE] == 0)
+            add("exchange: END_EXCHANGE with discards legal", a == END_EXCHANGE)
+            add("exchange: cheapest value at the threshold",
+                low == (ELDER_KEEP_THRESHOLD if elder else DEALER_KEEP_THRESHOLD))
+            add("exchange: equal cheapest values", sum(values[c] == low for c in discards) >= 2)
+            add("exchange: a run of five or more", any(length >= 5 for length, _, _ in sequences_of(mask)))
+            add("exchange: a trio or quatorze", any(sum(RANK[c] == r for c in hand) >= 3 for r in range(3, 8)))
+            keys = sorted(((SUIT_VALUE[(mask >> 8 * s) & 0xFF], lengths[s]) for s in range(4) if lengths[s]),
+                          reverse=True)
+            add("exchange: equal best point suits", len(keys) >= 2 and keys[0] == keys[1])
+            continue
+        add("play, later hand or game", any(v["game_score"]) or any(v["games_won"]))
+        known = mask
+        for cards in v["played"]:
+            known |= sum(1 << c for c in cards)
+        led = v["trick_card"]
+        if led is None:
+            masters = [c for c in legal if not HIGHER[c] & ~known]
+            if masters:
+                add("lead: a master card")
+                best = max((lengths[SUIT[c]], RANK[c]) for c in masters)
+                add("lead: masters of equal keys", sum((lengths[SUIT[c]], RANK[c]) == best for c in masters) >= 2)
+            else:
+                add("lead: no master card")
+                best = max((lengths[SUIT[c]], -RANK[c]) for c in legal)
+                add("lead: longest suits of equal keys", sum((lengths[SUIT[c]], -RANK[c]) == best for c in legal) >= 2)
+            continue
+        following = [c for c in legal if SUIT[c] == SUIT[led]]
+        if following:
+            winners = [c for c in following if RANK[c] > RANK[led]]
+            add("follow: the cheapest winner" if winners else "follow: cannot win")
+            add("follow: lower cards legal too", bool(winners) and len(winners) < len(following))
+        else:
+            add("follow: void")
+            best = min((lengths[SUIT[c]], RANK[c]) for c in legal)
+            add("follow: void, shortest suits of equal keys", sum((lengths[SUIT[c]], RANK[c]) == best for c in legal) >= 2)
+    return out
+
+
+def picchetto_trajectories(case: Case, flags: dict, seed: int) -> int:
+    """`num_games` explicit deals played to the episode's end by vector_env (batched heuristic at both seats)
+    and by the AEC env (Python heuristics); later hands: the AEC state's generator replays the batched
+    game's stream (`StreamRng` of `tests/envs/test_picchetto_batched.py`), so both deal the same shuffles."""
+    from envs.core.vector import seed_streams
+    from tests.envs.test_picchetto_batched import StreamRng
+
+    rnd = np.random.default_rng(seed)
+    game = make_raw_env(case.game, **flags).game
+    options = []
+    while len(options) < case.num_games:  # explicit deals only (no draw before the stream), none over at the deal
+        opt = case.deal(rnd)
+        if opt is not None and not game.new_state(np.random.default_rng(0), game.parse_options(opt)).over:
+            options.append(opt)
+    b = len(options)
+    venv = game_spec(case.game).vector_env(b, **flags)
+    opponent = make_opponent("heuristic", case.game, flags, seed)
+    assert isinstance(opponent, case.batched_class()), type(opponent)
+    obs, mask = venv.reset(seed=seed, options=options)
+    moves: list[list[tuple[int, int]]] = [[] for _ in range(b)]
+    returns = np.zeros((b, venv.num_players))
+    done = np.zeros(b, dtype=bool)
+    while not done.all():
+        actions = opponent.act(obs, mask)
+        for i in np.flatnonzero(~done):
+            moves[i].append((int(venv.current_player[i]), int(actions[i])))
+        obs, mask, rewards, term, trunc, _ = venv.step(actions)
+        returns[~done] += rewards[~done]
+        done |= term | trunc
+    compared, hands = 0, 0
+    streams = seed_streams(seed, b)
+    for i, opt in enumerate(options):
+        env = make_raw_env(case.game, **flags)
+        env.reset(seed=seed, options=opt)
+        env.state_.rng = StreamRng(streams[i])
+        seats = {a: k for k, a in enumerate(env.possible_agents)}
+        players = {a: make_agent("heuristic", case.game, seed=seed + k) for a, k in seats.items()}
+        aec_moves, aec_returns = [], np.zeros(len(seats))
+        for agent in env.agent_iter():
+            o, reward, term, trunc, _ = env.last()
+            aec_returns[seats[agent]] += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            a = int(players[agent].act(o))
+            aec_moves.append((seats[agent], a))
+            env.step(a)
+        if moves[i] != aec_moves:
+            j = next(j for j in range(len(aec_moves) + 1) if moves[i][j : j + 1] != aec_moves[j : j + 1])
+            pytest.fail(f"{case.game} {flags} game {i}: the trajectories part at move {j}: batched "
+                        f"{moves[i][j : j + 1]}, Python {aec_moves[j : j + 1]} (seat, action)")
+        np.testing.assert_array_equal(returns[i], aec_returns, err_msg=f"{case.game} {flags} game {i}: returns")
+        compared += len(aec_moves)
+        hands += env.state_.hand_no
+    assert hands >= 2 * b, (flags, hands)  # later hands (the stream's shuffles) are compared too
+    return compared
+
+PICCHETTO_VARIANT = {"episode": "game", "must_head_trick": False, "dealer_min_exchange": 0, "allow_peek": True,
+                     "trick_scoring": "classic", "first_dealer": 0}
+
+PICCHETTO = Case(
+    game="picchetto",
+    batched="agents.batched.picchetto:PicchettoBatchedHeuristic",
+    variants=({}, PICCHETTO_NON_DEFAULT, PICCHETTO_VARIANT),
+    episodes=18,
+    deal=picchetto_deal,
+    coverage=picchetto_coverage,
+    minimum={"elder exchange": 500, "dealer exchange": 400, "exchange: discard, END_EXCHANGE legal": 600,
+             "exchange: discard, END_EXCHANGE not legal": 150, "exchange: END_EXCHANGE with discards legal": 30,
+             "exchange: cheapest value at the threshold": 10, "exchange: equal cheapest values": 200,
+             "exchange: a run of five or more": 40, "exchange: a trio or quatorze": 300,
+             "exchange: equal best point suits": 40, "play, later hand or game": 2000, "lead: a master card": 800,
+             "lead: masters of equal keys": 50, "lead: no master card": 300, "lead: longest suits of equal keys": 25,
+             "follow: the cheapest winner": 300, "follow: cannot win": 300, "follow: lower cards legal too": 40,
+             "follow: void": 400, "follow: void, shortest suits of equal keys": 15},
+    trajectories=picchetto_trajectories,
+    trajectory_flags=({}, PICCHETTO_NON_DEFAULT, PICCHETTO_VARIANT),
+)
+
+CASES = [pytest.param(BRISCOLA5, id="briscola5"), pytest.param(PICCHETTO, id="picchetto")]
 
 
 # -- the tests ---------------------------------------------------------------------------------
