@@ -489,6 +489,135 @@ PICCHETTO = Case(
 CASES = [pytest.param(BRISCOLA5, id="briscola5"), pytest.param(PICCHETTO, id="picchetto")]
 
 
+# -- Pigugnìn ----------------------------------------------------------------------------------
+def pigugnin_deal(rnd: np.random.Generator, n: int) -> dict | None:
+    """A seeded random deal (None) half the time, else an explicit deal (dealer, hands, some with busche).
+
+    * a seat holds the strongest cards of one suit (masters to lead; the others stay trickless late);
+    * a seat holds JS as its only Spade (JS thrown when void, D11's first trick);
+    * any hands dealt from a given shuffle.
+
+    A third of the explicit deals start late in a game (busche totals 0..4, valid for every variant).
+    """
+    from envs.pigugnin.game import PIGUGNIN, STRENGTH
+
+    kind = int(rnd.integers(6))
+    if kind < 3:
+        return None
+    size = 40 // n
+    seat = int(rnd.integers(n))
+    if kind == 3:
+        suit = int(rnd.integers(4))
+        own = sorted(range(10 * suit, 10 * suit + 10), key=lambda c: -STRENGTH[c])[:size]
+    elif kind == 4:
+        suit = int(rnd.choice([0, 1, 3]))
+        own = [PIGUGNIN, *rnd.choice(np.arange(10 * suit, 10 * suit + 10), size - 1, replace=False).tolist()]
+    else:
+        own = []
+    rest = [int(c) for c in rnd.permutation([c for c in range(40) if c not in own])]
+    hands = [own if p == seat and own else [rest.pop() for _ in range(size)] for p in range(n)]
+    options = {"dealer": int(rnd.integers(n)), "hands": hands}
+    if rnd.integers(3) == 0:
+        options["busche"] = [int(b) for b in rnd.integers(0, 5, size=n)]
+    return options
+
+
+def pigugnin_coverage(obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> dict[str, int]:
+    """Which rule of the Python heuristic each row reaches, read back from the view and the action taken."""
+    from agents.pigugnin_heuristic import STRONGER, SUIT, TOP_POINTS
+    from envs.pigugnin.game import PIGUGNIN, POINTS, STRENGTH
+    from envs.pigugnin.observation import decode
+
+    out: dict[str, int] = {}
+
+    def hit(name: str, yes: bool = True) -> None:
+        out[name] = out.get(name, 0) + int(yes)
+
+    for o, m, a in zip(obs, masks, want.tolist(), strict=True):
+        view = decode({"observation": o, "action_mask": m})
+        n, hand, legal = view["num_players"], view["hand"], view["legal"]
+        trick = [c for _, c in view["trick"]]
+        trickless = view["tricks_won"][0] == 0
+        unseen = ((1 << 40) - 1) ^ sum(1 << c for c in set(hand).union(*view["played"]))
+        hit(f"{n} players")
+        hit(f"{len(trick)} cards on the table")
+        hit("later hand of a game", any(view["busche"]))
+        hit("D11: JS held, not playable", PIGUGNIN in hand and PIGUGNIN not in legal
+            and (not trick or SUIT[trick[0]] == SUIT[PIGUGNIN] or SUIT[legal[0]] != SUIT[trick[0]]))
+        if not trick:
+            master = a != PIGUGNIN and not unseen & STRONGER[a]
+            if trickless:
+                hit("lead, trickless, a master", master)
+                hit("lead, trickless, no master", not master)
+            else:
+                hit("lead, holding JS", PIGUGNIN in hand)
+                hit("lead, not holding JS", PIGUGNIN not in hand)
+            continue
+        led = SUIT[trick[0]]
+        best = max(STRENGTH[c] for c in trick if SUIT[c] == led)
+        following = SUIT[legal[0]] == led
+        last = len(trick) == n - 1
+        winners = [c for c in legal if following and STRENGTH[c] > best]
+        sure = [c for c in winners if last or not unseen & STRONGER[c]]
+        hit("JS on the table", PIGUGNIN in trick)
+        hit("last trick", len(hand) == 1)
+        if trickless and winners:
+            hit("trickless, a winner but JS on the table", PIGUGNIN in trick)
+            hit("last trick, trickless with a winner", len(hand) == 1)
+        if trickless and winners and PIGUGNIN not in trick:
+            hit("trickless, takes a sure trick", a in sure)
+            hit("trickless, a sure trick too dear", bool(sure) and a not in winners)
+            hit("trickless, tries its strongest", not sure and a in winners)
+            hit("trickless, tries an Ace", not sure and a in winners and POINTS[a] == TOP_POINTS)
+            hit("trickless, no sure winner, too dear to try", not sure and a not in winners)
+        if not following:
+            hit("void", True)
+            hit("void, throws JS", a == PIGUGNIN)
+            hit("void, throws an Ace", POINTS[a] == TOP_POINTS)
+        elif STRENGTH[a] < best:
+            hit("ducks, trickless" if trickless else "ducks")
+            hit("ducks with JS", a == PIGUGNIN)
+        elif not trickless:
+            hit("must win, last to play" if last else "must win, not last")
+    return out
+
+
+def _pigugnin_case(n: int) -> Case:
+    late_game = {"loss_threshold": 6, "sole_loss_threshold": 9}
+    least = {"lead, trickless, a master": 80, "lead, trickless, no master": 40, "lead, holding JS": 80,
+             "lead, not holding JS": 800, "JS on the table": 150, "last trick": 300, "trickless, takes a sure trick": 300,
+             "trickless, a sure trick too dear": 25, "trickless, tries its strongest": 250, "trickless, tries an Ace": 25,
+             "trickless, no sure winner, too dear to try": 5, "trickless, a winner but JS on the table": 30,
+             "last trick, trickless with a winner": 1, "void": 1000, "void, throws JS": 100, "void, throws an Ace": 300,
+             "ducks, trickless": 600, "ducks": 400, "ducks with JS": 50, "must win, last to play": 50,
+             "must win, not last": 250, "D11: JS held, not playable": 20, "later hand of a game": 4000}
+    return Case(
+        game="pigugnin",
+        batched="agents.batched.pigugnin:PigugninBatchedHeuristic",
+        variants=(
+            {"num_players": n},
+            {"num_players": n, "pigugnin_first_trick_restriction": True, "first_hand_leader": "holder_7D", **late_game},
+            {"num_players": n, "episode": "hand", "first_dealer": n - 1, "pigugnin_first_trick_restriction": True},
+        ),
+        episodes=20,
+        deal=lambda rnd: pigugnin_deal(rnd, n),
+        coverage=pigugnin_coverage,
+        minimum={f"{n} players": 9000, **{f"{k} cards on the table": 1500 for k in range(n)}, **least},
+        trajectories=generic_trajectories,
+        trajectory_flags=(
+            {"num_players": n},
+            {"num_players": n, "pigugnin_first_trick_restriction": True, "first_hand_leader": "holder_7D",
+             "outcome_reward": {"win": 1, "draw": 0, "lose": -1}, "multi_loser_policy": "top_two", **late_game},
+            {"num_players": n, "episode": "hand", "tie_penalty_scope": "paying_scores_only"},
+        ),
+        extra={"perm_key": "order"},
+    )
+
+
+PIGUGNIN4, PIGUGNIN5 = _pigugnin_case(4), _pigugnin_case(5)
+CASES += [pytest.param(PIGUGNIN4, id="pigugnin-4"), pytest.param(PIGUGNIN5, id="pigugnin-5")]
+
+
 # -- the tests ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("case", CASES)
 def test_batched_heuristic_chooses_the_python_heuristic_action_on_every_observation(case: Case):
