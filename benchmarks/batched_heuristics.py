@@ -7,7 +7,8 @@ Rows: what the batched trainer hands an opponent. A `vector_env(--pool-games)` i
 batched heuristic at every seat for `--pool-steps` steps, and `--pool-rows` observation and mask rows
 of the seats to act are kept, evenly from every step (all phases: forfeit check, auction, call, tricks);
 each timed call gets `rows` rows drawn at random from the pool (so phases and positions are mixed,
-as in a running trainer whose games are out of step). The same seed gives the same rows.
+as in a running trainer whose games are out of step). The same seed gives the same rows. A game
+of `VARIANTS` is benchmarked once per flag set there (Pigugnìn: 4 and 5 players, whose rows differ).
 
 Timed, on the same rows:
 
@@ -61,9 +62,14 @@ def load() -> str:
         return "load average unavailable"
 
 
-def pool(game: str, heuristic, games: int, steps: int, size: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+#: games benchmarked once per flag set (a row label each); any other game runs once with its default flags
+VARIANTS = {"pigugnin": (("pigugnin (4 players)", {"num_players": 4}), ("pigugnin (5 players)", {"num_players": 5}))}
+
+
+def pool(game: str, heuristic, games: int, steps: int, size: int, seed: int,
+         flags: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """`size` observation and mask rows of seats to act, drawn evenly from `steps` steps of `games` vector_env games."""
-    venv = game_spec(game).vector_env(games)
+    venv = game_spec(game).vector_env(games, **(flags or {}))
     rnd = np.random.default_rng(seed)
     per_step = min(games, -(-size // steps))
     obs, mask = venv.reset(seed=seed)
@@ -111,16 +117,16 @@ def main() -> None:
     table = ["| game | player | rows per call | decisions/s (best) | decisions/s (median) | decisions per CPU-s (best) "
              "| µs per decision (CPU, best) | vs Python (CPU) |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     notes = []
-    for game in games:
+    for game, label, flags in [(g, *v) for g in games for v in VARIANTS.get(g, ((g, {}),))]:
         cls = batched_heuristic_class(game)
         if cls is None:
             raise SystemExit(f"{game}: no batched heuristic (agents/batched/{game}.py)")
-        batched = cls(game, seed=args.seed, flags={})
+        batched = cls(game, seed=args.seed, flags=flags)
         start = time.perf_counter()
-        obs, mask = pool(game, batched, 1, 1, 1, args.seed)
+        obs, mask = pool(game, batched, 1, 1, 1, args.seed, flags)
         batched.act(obs, mask)
-        notes.append(f"{game}: first call (numba compile or cache load, and a vector_env) {time.perf_counter() - start:.2f} s")
-        obs, mask = pool(game, batched, args.pool_games, args.pool_steps, args.pool_rows, args.seed)
+        notes.append(f"{label}: first call (numba compile or cache load, and a vector_env) {time.perf_counter() - start:.2f} s")
+        obs, mask = pool(game, batched, args.pool_games, args.pool_steps, args.pool_rows, args.seed, flags)
         rnd = np.random.default_rng(args.seed)
         python = make_agent("heuristic", game, seed=args.seed)
 
@@ -131,7 +137,7 @@ def main() -> None:
         py_batch = [(obs[pick], mask[pick])]
         want = np.array(python_act(*py_batch[0]), dtype=np.int64)
         if not np.array_equal(batched.act(*py_batch[0]), want):
-            raise SystemExit(f"{game}: the batched heuristic differs from the Python one on the benchmark rows")
+            raise SystemExit(f"{label}: the batched heuristic differs from the Python one on the benchmark rows")
         py_wall, py_cpu = timed(python_act, py_batch, max(1, args.repeat // 2))
         rows_line = [(f"Python `{type(python).__name__}.act` per row", 1, py_wall, py_cpu)]
         for k in args.rows:
@@ -140,9 +146,9 @@ def main() -> None:
             wall, cpu = timed(batched.act, batches, args.repeat)
             rows_line.append((f"batched `{cls.__name__}.act`", k, wall, cpu))
         for name, k, wall, cpu in rows_line:
-            table.append(f"| {game} | {name} | {k:,} | {max(wall):,.0f} | {statistics.median(wall):,.0f} | "
+            table.append(f"| {label} | {name} | {k:,} | {max(wall):,.0f} | {statistics.median(wall):,.0f} | "
                          f"{max(cpu):,.0f} | {1e6 / max(cpu):,.2f} | {max(cpu) / max(py_cpu):,.0f}x |")
-        notes.append(f"{game}: pool of {len(obs):,} rows from {args.pool_games:,} games x {args.pool_steps} steps; "
+        notes.append(f"{label}: pool of {len(obs):,} rows from {args.pool_games:,} games x {args.pool_steps} steps; "
                      f"batched == Python on {len(want):,} of them")
     print("\n".join(table))
     print()
