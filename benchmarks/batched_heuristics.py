@@ -5,7 +5,8 @@
 
 Rows: what the batched trainer hands an opponent. A `vector_env(--pool-games)` is played by the
 batched heuristic at every seat for `--pool-steps` steps, and `--pool-rows` observation and mask rows
-of the seats to act are kept, evenly from every step (all phases: forfeit check, auction, call, tricks);
+of the seats to act are kept, evenly from every step (all phases: Briscola's forfeit check, auction, call and
+tricks; Picchetto's two exchanges, tricks and the next hand's exchanges from step 31 or so: 27% exchange rows);
 each timed call gets `rows` rows drawn at random from the pool (so phases and positions are mixed,
 as in a running trainer whose games are out of step). The same seed gives the same rows. A game
 of `VARIANTS` is benchmarked once per flag set there (Pigugnìn: 4 and 5 players, whose rows differ).
