@@ -11,6 +11,7 @@ the Python heuristic and built as ``Class(game, seed=seed, flags=flags)``: the b
 |---|---|---|
 | ``briscola5`` | ``agents.batched.briscola5`` | ``Briscola5BatchedHeuristic`` (alias ``Briscola5Heuristic``) |
 | ``picchetto`` | ``agents.batched.picchetto`` | ``PicchettoBatchedHeuristic`` (alias ``PicchettoHeuristic``) |
+| ``pigugnin`` | ``agents.batched.pigugnin`` | ``PigugninBatchedHeuristic`` (alias ``PigugninHeuristic``; 4 and 5 players) |
 
 These modules import numba, so nothing imports this package implicitly: ``import agents`` works
 without numba, and a port is imported only by the code that uses it.
