@@ -55,7 +55,7 @@ def collect(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed:
             a.reset()
         env.reset(seed=int(ep_seed))
         seats, total = [], [0.0] * n
-        while not env._over:
+        while not env.episode_over:
             name = env.agent_selection
             seat = env.agent_name_mapping[name]
             o = env.observe(name)

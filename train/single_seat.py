@@ -346,7 +346,7 @@ class SingleSeatEnv(gym.Env):
 
     # -- helpers ------------------------------------------------------------------------
     def _over(self) -> bool:
-        return self._illegal_end or self.raw._over
+        return self._illegal_end or self.raw.episode_over
 
     def _obs(self) -> np.ndarray:
         return self.raw.observe(self.learner_agent)["observation"]
@@ -355,7 +355,7 @@ class SingleSeatEnv(gym.Env):
         """Let the opponents act until the learner is to act or the episode ends; the learner's rewards."""
         raw = self.raw
         learner, reward = self.learner_agent, 0.0
-        while not raw._over and raw.agent_selection != learner:
+        while not raw.episode_over and raw.agent_selection != learner:
             actor = raw.agent_selection
             raw.step(self.seated[raw.agent_name_mapping[actor]].act(raw.observe(actor)))
             reward += raw.rewards[learner]

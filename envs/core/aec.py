@@ -257,6 +257,11 @@ class CardGameEnv(AECEnv):
         observation = self.observe(agent) if observe else None
         return observation, reward, self.terminations[agent], self.truncations[agent], self.infos[agent]
 
+    @property
+    def episode_over(self) -> bool:
+        """True once the episode has ended (before the dead steps), and before the first reset."""
+        return self._over
+
     def legal_actions(self) -> list[int]:
         """Legal action ids of the agent to act (empty when the episode is over)."""
         return [] if self._over else self.game.legal_actions(self.state_)

@@ -56,7 +56,7 @@ def test_decode_inverts_the_encoder_on_random_states():
     rnd = random.Random(1)
     for seed in range(60):
         env.reset(seed=seed)
-        while not env._over:
+        while not env.episode_over:
             state = env.state_
             for seat in range(5):
                 view = decode(env.observe(f"player_{seat}"))

@@ -83,7 +83,7 @@ def test_flag_void_hands_count_true_counts_void_hands():
     env = _start(forfeit_enabled=False, num_hands=2)
     for _ in range(10):
         env.step(80)
-    assert env._over and env.state_.hands_played == 2
+    assert env.episode_over and env.state_.hands_played == 2
 
 
 def test_flag_forfeit_enabled_false_skips_the_check():
@@ -126,7 +126,7 @@ def _play_cappotto_without_every_trick(cappotto_definition: str) -> list[int]:
             seat == 2 and card == ITALIAN.parse("5S")
         )
 
-    while not env._over:
+    while not env.episode_over:
         seat = env.state_.to_act
         legal = env.legal_actions()
         # Seat 0 plays its trumps high to low; everyone dumps points (and trumps) early.

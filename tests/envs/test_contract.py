@@ -132,7 +132,7 @@ def _history(env, case, episode: int, rnd: random.Random):
     stop = rnd.randrange(1, case.no_leak_steps)
     history: list[tuple[int, int]] = []
     seen = [_views(env)]
-    while len(history) < stop and not env._over:
+    while len(history) < stop and not env.episode_over:
         actor = env.agent_name_mapping[env.agent_selection]
         action = case.choose(rnd, env.legal_actions(), env)
         env.step(action)
@@ -304,7 +304,7 @@ def test_every_illegal_action_raises_and_changes_nothing(game, config):
     env.reset(seed=5)
     tried = 0
     for step in range(10_000):
-        if raw._over:
+        if raw.episode_over:
             break
         legal = raw.legal_actions()
         if step % 7 == 0:

@@ -215,7 +215,7 @@ def test_incremental_observer_equals_full_rebuild_and_decode_inverts_it(flags):
     checked = 0
     for episode in range(25):  # whole games: several hands each, so new deals are covered
         env.reset(seed=episode)
-        while not env._over:
+        while not env.episode_over:
             state = env.state_
             fresh.reset(state)
             assert np.array_equal(env.observer.buf, fresh.buf)

@@ -72,7 +72,7 @@ def observations(game, flags, n, seed=0):
     while len(out) < n:
         env.reset(seed=seed + deal)
         deal += 1
-        while not env._over and len(out) < n:
+        while not env.episode_over and len(out) < n:
             obs = env.observe(env.agent_selection)
             out.append(obs)
             env.step(players[len(out) % 2].act(obs))
