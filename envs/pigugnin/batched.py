@@ -95,7 +95,7 @@ _TABLES[T_SUIT_MASK, : ITALIAN.num_suits] = ITALIAN.suit_mask
  C_LOSS, C_SOLE, C_HAND_EPISODE, C_FIRST_DEALER, C_HOLDER_7D, C_PIG, C_SEVEN_D, C_LAST_BONUS,
  C_HAND_TOTAL) = range(17)
 _FIELDS = ("hand", "played", "trick", "trick_leader", "captured", "tricks_won", "points",
-           "pig_holder", "busche", "dealer", "num_players")
+           "pig_taker", "busche", "dealer", "num_players")
 (O_HAND, O_PLAYED, O_TRICK, O_TRICK_LEADER, O_CAPTURED, O_TRICKS_WON, O_POINTS, O_PIG_HOLDER,
  O_BUSCHE, O_DEALER, O_NUM_PLAYERS) = range(17, 17 + len(_FIELDS))
 _CFG_SIZE = 17 + len(_FIELDS)

@@ -44,7 +44,7 @@ def make_layout(n: int) -> ObsLayout:
     lay.seat("captured", (n, 40), "cards in each relative seat's captured pile this hand")
     lay.seat("tricks_won", (n,), "tricks taken this hand / cards per hand (10 or 8)")
     lay.seat("points", (n,), "card points taken this hand / 35 (last-trick bonus added when the hand ends)")
-    lay.seat("pig_holder", (n,), "one-hot: who captured the Pigugnìn (JS) this hand; zeros until then")
+    lay.seat("pig_taker", (n,), "one-hot: who captured the Pigugnìn (JS) this hand; zeros until then")
     lay.seat("busche", (n,), "busche totals of the game / 10")
     lay.seat("dealer", (n,), "one-hot: the dealer of this hand")
     lay.public("num_players", (2,), "one-hot: [4 players, 5 players]")
@@ -59,7 +59,7 @@ __doc__ = fill_tables(__doc__, observation_table=LAYOUTS[4].table())
 # row per seat), so each is a dict by player count; the observer binds those of its own.
 O_HAND, O_PLAYED, O_TRICK, O_LEADER, O_CAPTURED, O_TRICKS, O_POINTS, O_PIG, O_BUSCHE, O_DEALER, O_NUM_PLAYERS = (
     {n: lay.abs_offset(f) for n, lay in LAYOUTS.items()}
-    for f in ("hand", "played", "trick", "trick_leader", "captured", "tricks_won", "points", "pig_holder", "busche",
+    for f in ("hand", "played", "trick", "trick_leader", "captured", "tricks_won", "points", "pig_taker", "busche",
               "dealer", "num_players")
 )
 
@@ -155,7 +155,7 @@ def decode(obs: Any, codes: bool = False) -> dict[str, Any]:
     Accepts the observation vector or the `{"observation", "action_mask"}` dict. Returns
     `hand` (card ids), `played` / `captured` (card ids per relative seat), `trick`
     (`[(relative seat, card id)]` in play order), `trick_leader`, `tricks_won`,
-    `points`, `pig_holder` (relative seat or None), `busche`, `dealer` and
+    `points`, `pig_taker` (relative seat or None), `busche`, `dealer` and
     `num_players`; plus `legal` (card ids) when a mask is given. With `codes=True` every
     card (the fields of `CARD_FIELDS`) is its code instead, e.g. `"JS"`, and everything else
     is the same.
@@ -189,7 +189,7 @@ def decode(obs: Any, codes: bool = False) -> dict[str, Any]:
         "captured": row_hits(f["captured"]),
         "tricks_won": [round(x * hand_size) for x in f["tricks_won"].tolist()],
         "points": [round(x * HAND_TOTAL) for x in f["points"].tolist()],
-        "pig_holder": first_hit(f["pig_holder"]),
+        "pig_taker": first_hit(f["pig_taker"]),
         "busche": [round(x * BUSCHE_SCALE) for x in f["busche"].tolist()],
         "dealer": first_hit(f["dealer"]),
     }

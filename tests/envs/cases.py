@@ -248,9 +248,9 @@ def _pigugnin_variant(env, seat: int, history: list[tuple[int, int]], rnd: rando
 
 
 def _pigugnin_leak(env) -> None:
-    """``pig_holder`` shows who holds the Pigugnìn (JS) before anybody captured it."""
+    """``pig_taker`` shows who holds the Pigugnìn (JS) before anybody captured it."""
     n = env.game.num_players
-    sl = PIGUGNIN_LAYOUTS[n].obs_slice("pig_holder")
+    sl = PIGUGNIN_LAYOUTS[n].obs_slice("pig_taker")
 
     def leak(s, seat, obs):
         holder = next((p for p in range(n) if s.hands[p] >> 27 & 1), None)

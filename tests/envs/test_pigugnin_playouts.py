@@ -193,7 +193,7 @@ def test_env_playouts_observations_masks_and_rewards(n):
             assert view["points"] == [ref.points[p] for p in rel]
             assert [c for _, c in view["trick"]] == ref.trick
             assert view["trick_leader"] == (ref.leader - seat) % n
-            assert view["pig_holder"] == (None if ref.pig < 0 else (ref.pig - seat) % n)
+            assert view["pig_taker"] == (None if ref.pig < 0 else (ref.pig - seat) % n)
             action = rnd.choice(sorted(legal))
             env.step(action)
             ref.step(action)
@@ -239,7 +239,7 @@ def _assert_decode_matches_state(view, state, seat, n):
     assert view["trick_leader"] == (state.leader - seat) % n
     assert view["tricks_won"] == [state.tricks_won[p] for p in rel]
     assert view["points"] == [state.points[p] for p in rel]
-    assert view["pig_holder"] == (None if state.pig_taker < 0 else (state.pig_taker - seat) % n)
+    assert view["pig_taker"] == (None if state.pig_taker < 0 else (state.pig_taker - seat) % n)
     assert view["busche"] == [state.busche[p] for p in rel]
     assert view["dealer"] == (state.dealer - seat) % n
 
@@ -270,8 +270,8 @@ def test_pigugnin_holder_is_public_only_once_captured():
     env.reset(seed=3)
     while JS not in [c for _, cards, _ in env.state_.trick_log for c in cards]:
         for agent in env.agents:
-            assert decode(env.observe(agent))["pig_holder"] is None
+            assert decode(env.observe(agent))["pig_taker"] is None
         env.step(random.Random(0).choice(env.legal_actions()))
     taker = env.state_.pig_taker
     for p in range(4):
-        assert decode(env.observe(f"player_{p}"))["pig_holder"] == (taker - p) % 4
+        assert decode(env.observe(f"player_{p}"))["pig_taker"] == (taker - p) % 4

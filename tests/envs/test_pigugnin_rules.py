@@ -515,7 +515,7 @@ def obs_fields(n: int) -> list[tuple[str, tuple[int, ...]]]:
     """The documented layout (observation.py's index table), written out again."""
     return [
         ("hand", (40,)), ("played", (n, 40)), ("trick", (n, 40)), ("trick_leader", (n,)), ("captured", (n, 40)),
-        ("tricks_won", (n,)), ("points", (n,)), ("pig_holder", (n,)), ("busche", (n,)), ("dealer", (n,)),
+        ("tricks_won", (n,)), ("points", (n,)), ("pig_taker", (n,)), ("busche", (n,)), ("dealer", (n,)),
         ("num_players", (2,)),
     ]
 
@@ -532,8 +532,8 @@ def encode_by_hand(view: dict) -> np.ndarray:
     f["trick_leader"][view["trick_leader"]] = 1
     f["tricks_won"][:] = np.array(view["tricks_won"]) / (40 // n)  # "tricks taken / cards per hand (10 or 8)"
     f["points"][:] = np.array(view["points"]) / 35
-    if view["pig_holder"] is not None:
-        f["pig_holder"][view["pig_holder"]] = 1
+    if view["pig_taker"] is not None:
+        f["pig_taker"][view["pig_taker"]] = 1
     f["busche"][:] = np.array(view["busche"]) / 10
     f["dealer"][view["dealer"]] = 1
     f["num_players"][n - 4] = 1
@@ -581,7 +581,7 @@ def test_observation_and_decode_of_every_field_with_five_players(episode):
         "captured": [[], [], sorted(cards("3S JS 5S AS KS")), [], []],
         "tricks_won": [0, 0, 1, 0, 0],
         "points": [0, 0, 6, 0, 0],
-        "pig_holder": 2,
+        "pig_taker": 2,
         "busche": [0, 7, 1, 2, 3],
         "dealer": 1,
         "legal": [],  # not its turn
@@ -596,7 +596,7 @@ def test_observation_and_decode_of_every_field_with_five_players(episode):
         "captured": [[], [], [], sorted(cards("3S JS 5S AS KS")), []],
         "tricks_won": [0, 0, 0, 1, 0],
         "points": [0, 0, 0, 6, 0],
-        "pig_holder": 3,
+        "pig_taker": 3,
         "busche": DECODE_BUSCHE5,
         "dealer": 2,
         "legal": cards("3C"),
@@ -624,7 +624,7 @@ def test_observation_and_decode_of_every_field_at_the_end_of_a_four_player_hand(
         "captured": [captured[p] for p in (2, 3, 0, 1)],
         "tricks_won": [1, 2, 6, 1],
         "points": [5, 7, 18, 5],
-        "pig_holder": 1,  # seat 3 took JS
+        "pig_taker": 1,  # seat 3 took JS
         "busche": [6, 10, 5, 1],
         "dealer": 1,  # dealer 3 seen from seat 2
         "legal": [],
