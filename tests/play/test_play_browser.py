@@ -72,10 +72,6 @@ def browser():
         b.close()
 
 
-def _fmt(x) -> str:
-    return str(x) if not isinstance(x, float) or x.is_integer() and False else f"{x:.2f}"
-
-
 def _expected_rows(rec: dict) -> list[dict]:
     env = records.replay(rec)
     info = env.infos[env.possible_agents[0]]
@@ -85,6 +81,13 @@ def _expected_rows(rec: dict) -> list[dict]:
         out.append({k: (f"{v:.2f}" if isinstance(v, float) and not float(v).is_integer() else str(v))
                     for k, v in r.items() if k != "seat"})
     return out
+
+
+def _click_and_wait(page, target) -> None:
+    """Click, then wait until the page has drawn the server's answer (it counts its renders)."""
+    before = page.evaluate("Number(document.body.dataset.renders || 0)")
+    target.click()
+    page.wait_for_function(f"Number(document.body.dataset.renders || 0) > {before}")
 
 
 GAMES = [
@@ -107,8 +110,7 @@ def test_play_a_whole_episode_in_the_browser(server, browser, game, flags, seat,
         page.dispatch_event("[data-testid=flags]", "change")
         page.select_option("[data-testid=seat]", str(seat))
         page.fill("[data-testid=seed]", "11")
-        with page.expect_response("**/api/games"):
-            page.click("[data-testid=new-game]")
+        _click_and_wait(page, page.locator("[data-testid=new-game]"))
         status = page.locator("[data-testid=status]")
         clicks = 0
         shot_taken = False
@@ -126,8 +128,9 @@ def test_play_a_whole_episode_in_the_browser(server, browser, game, flags, seat,
                 shot_taken = True
             target = actions.nth(rnd.randrange(n))
             with page.expect_response("**/actions") as resp:
-                target.click()
+                _click_and_wait(page, target)
             assert resp.value.status == 200, resp.value.text()
+            assert page.locator("[data-testid=error]").inner_text() == ""
             clicks += 1
             assert clicks < 500
         assert "over" in status.inner_text() and clicks > 0
