@@ -22,6 +22,7 @@ progress, paid with its first step (as `CardGameEnv` does):
 | `HS+p`, `PRES`, `PIQUE_BY`, `REPIQUE_BY` | hand scores, pique resolved, who made pique / repique (-1) |
 | `LEADER`, `LED`, `TRICK_NO`, `TW+p`, `PLAYED+p` | trick play: leader, led card (-1), tricks done, tricks won, cards played |
 | `HAND_NO`, `DEALS` | hands dealt in the episode; deals drawn from the stream since the game was (re)seeded |
+| `PEND_WIN`, `PEND_HAND` | inside a step only: a game won by that seat (-1 none), the next hand to deal |
 
 Randomness: `rand_below` on game `i`'s xorshift stream (`envs.core.vector`). A deal draws the
 first dealer with `rand_below(2)` (only for a fresh episode with `first_dealer="random"`),
@@ -106,24 +107,25 @@ EXCHANGE_SCALE = float(_o.EXCHANGE_SCALE)
 TRICK_SCALE = float(NUM_TRICKS)
 
 # -- state columns ------------------------------------------------------------------------------
-_names = [
-    "PHASE", "TO_ACT", "DEALER", "EPOCH", "GAME_NO", "TARGET", "GW", "_GW1", "GS", "_GS1",
-    "HANDS", "_HANDS1", "DEALT", "_DEALT1", "TALON", *[f"_TALON{k}" for k in range(1, 8)],
+_names = [  # the columns of trick play first (they share two cache lines)
+    "PHASE", "TO_ACT", "DEALER", "EPOCH", "LEADER", "LED", "TRICK_NO", "PRES", "PIQUE_BY", "GAME_NO",
+    "PEND_WIN", "PEND_HAND",
+    "HANDS", "_HANDS1", "PLAYED", "_PLAYED1", "TW", "_TW1", "HS", "_HS1", "GS", "_GS1", "TARGET",
+    "GW", "_GW1", "DEALT", "_DEALT1", "TALON", *[f"_TALON{k}" for k in range(1, 8)],
     "DISC", "_DISC1", "ND", "_ND1", "DRAWN", "_DRAWN1", "PEEK", "_PEEK1", "LEFTOVER",
     "BIANCO", "_BIANCO1", "DECLARED", "ANS", "_ANS1", "_ANS2", "PP", "_PP1",
     "SEQ", "_SEQ1", "_SEQ2", "_SEQ3", "SET", "_SET1", "_SET2", "_SET3",
-    "DP", *[f"_DP{k}" for k in range(1, 6)], "REV", "_REV1", "HS", "_HS1",
-    "PRES", "PIQUE_BY", "REPIQUE_BY", "LEADER", "LED", "TRICK_NO", "TW", "_TW1", "PLAYED", "_PLAYED1",
-    "HAND_NO", "DEALS",
+    "DP", *[f"_DP{k}" for k in range(1, 6)], "REV", "_REV1", "REPIQUE_BY", "HAND_NO", "DEALS",
 ]
 COLUMNS = {n: k for k, n in enumerate(_names) if not n.startswith("_")}
 NUM_COLUMNS = len(_names)
 (PHASE, TO_ACT, DEALER, EPOCH, GAME_NO, TARGET, GW, GS, HANDS, DEALT, TALON, DISC, ND, DRAWN, PEEK,
  LEFTOVER, BIANCO, DECLARED, ANS, PP, SEQ, SET, DP, REV, HS, PRES, PIQUE_BY, REPIQUE_BY, LEADER, LED,
- TRICK_NO, TW, PLAYED, HAND_NO, DEALS) = (COLUMNS[n] for n in (
+ TRICK_NO, TW, PLAYED, HAND_NO, DEALS, PEND_WIN, PEND_HAND) = (COLUMNS[n] for n in (
     "PHASE", "TO_ACT", "DEALER", "EPOCH", "GAME_NO", "TARGET", "GW", "GS", "HANDS", "DEALT", "TALON", "DISC",
     "ND", "DRAWN", "PEEK", "LEFTOVER", "BIANCO", "DECLARED", "ANS", "PP", "SEQ", "SET", "DP", "REV", "HS",
-    "PRES", "PIQUE_BY", "REPIQUE_BY", "LEADER", "LED", "TRICK_NO", "TW", "PLAYED", "HAND_NO", "DEALS"))
+    "PRES", "PIQUE_BY", "REPIQUE_BY", "LEADER", "LED", "TRICK_NO", "TW", "PLAYED", "HAND_NO", "DEALS",
+    "PEND_WIN", "PEND_HAND"))
 
 # -- configuration (flags) ----------------------------------------------------------------------
 (C_CLASSIC, C_MUST_HEAD, C_DEALER_MIN, C_BIANCO_REPIQUE, C_PIQUE_END, C_CAPOT_REPLACES, C_INCLUSIVE,
@@ -141,49 +143,99 @@ TARGET_CAP = 1 << 62
 # =============================================================================================
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _reached(score, target, inclusive):
     return score >= target if inclusive else score > target
 
 
+# The rule functions take the game's state row `s`, the step's reward accumulator `rew` and the
+# flags `cfg` only (few array arguments: each one costs two atomic reference-count operations at
+# every call of a function that is not inlined). What needs the random stream (the next deal) or
+# the float flags (the outcome reward) is left pending in the state, `PEND_WIN` (a game won) or
+# `PEND_HAND` (the next hand), and done by `_settle` once the action's own effects are over:
+# as in game.py, where every caller returns as soon as a scoring event ended the game.
+
+
 @nb.njit(cache=True)
-def _score(s, seat, pts, rew, cfg):
-    """A scoring event; True when it carries ``seat`` past the target (immediate check)."""
-    s[HS + seat] += pts
-    s[GS + seat] += pts
+def _score(st, i, seat, pts, rew, cfg):
+    """A scoring event (`_score` of game.py); True when it ends the game (`PEND_WIN` is then set)."""
+    st[i, HS + seat] += pts
+    st[i, GS + seat] += pts
     rew[seat] += pts
     rew[1 - seat] -= pts
-    return cfg[C_IMMEDIATE] != 0 and _reached(s[GS + seat], s[TARGET], cfg[C_INCLUSIVE] != 0)
+    if cfg[C_IMMEDIATE] != 0 and _reached(st[i, GS + seat], st[i, TARGET], cfg[C_INCLUSIVE] != 0):
+        st[i, PEND_WIN] = seat
+        return True
+    return False
 
 
 @nb.njit(cache=True)
-def _end_episode(s):
-    s[PHASE] = OVER
-    s[TO_ACT] = -1
-    s[LED] = -1
-    s[EPOCH] += 1
+def _end_episode(st, i):
+    st[i, PHASE] = OVER
+    st[i, TO_ACT] = -1
+    st[i, LED] = -1
+    st[i, EPOCH] += 1
 
 
 @nb.njit(cache=True)
-def _close_game(s, winner, rew, cfg, fcfg):
+def _close_game(st, i, winner, rew, cfg, fcfg):
     """GAME_OVER up to the next deal: True when a new game of the match starts."""
     outcome = fcfg[F_OUTCOME]
     if outcome != 0.0:
         rew[winner] += outcome
         rew[1 - winner] -= outcome
-    s[GW + winner] += 1
-    if cfg[C_SINGLE] != 0 or s[GW + winner] >= 2 or cfg[C_EPISODE] != EPISODE_MATCH:
-        _end_episode(s)
+    st[i, GW + winner] += 1
+    if cfg[C_SINGLE] != 0 or st[i, GW + winner] >= 2 or cfg[C_EPISODE] != EPISODE_MATCH:
+        _end_episode(st, i)
         return False
-    s[GAME_NO] += 1
-    s[TARGET] = cfg[C_BELLA_TARGET] if s[GAME_NO] == 2 else cfg[C_GAME_TARGET]
-    s[GS] = 0
-    s[GS + 1] = 0
+    st[i, GAME_NO] += 1
+    st[i, TARGET] = cfg[C_BELLA_TARGET] if st[i, GAME_NO] == 2 else cfg[C_GAME_TARGET]
+    st[i, GS] = 0
+    st[i, GS + 1] = 0
     return True
 
 
 @nb.njit(cache=True)
-def _deal(s, i, rng, dealer, perm):
+def _start_hand(st, i, dealer, dealt0, dealt1):
+    st[i, DEALER] = dealer
+    st[i, HAND_NO] += 1
+    st[i, EPOCH] += 1
+    st[i, DEALT] = dealt0
+    st[i, DEALT + 1] = dealt1
+    st[i, HANDS] = dealt0
+    st[i, HANDS + 1] = dealt1
+    for p in range(2):
+        st[i, DISC + p] = 0
+        st[i, ND + p] = 0
+        st[i, DRAWN + p] = 0
+        st[i, PEEK + p] = 0
+        st[i, BIANCO + p] = 0
+        st[i, PP + p] = 0
+        st[i, REV + p] = 0
+        st[i, HS + p] = 0
+        st[i, TW + p] = 0
+        st[i, PLAYED + p] = 0
+    for k in range(4):
+        st[i, SEQ + k] = 0
+        st[i, SET + k] = 0
+    for k in range(6):
+        st[i, DP + k] = 0
+    for k in range(3):
+        st[i, ANS + k] = -1
+    st[i, LEFTOVER] = 0
+    st[i, DECLARED] = 0
+    st[i, PRES] = 0
+    st[i, PIQUE_BY] = -1
+    st[i, REPIQUE_BY] = -1
+    st[i, LEADER] = 1 - dealer
+    st[i, LED] = -1
+    st[i, TRICK_NO] = 0
+    st[i, PHASE] = ELDER_EXCHANGE
+    st[i, TO_ACT] = 1 - dealer
+
+
+@nb.njit(cache=True)
+def _deal(st, i, rng, dealer, perm):
     """Shuffle and deal one hand (HAND_SETUP): the hand's fields start afresh."""
     for k in range(32):
         perm[k] = k
@@ -200,83 +252,39 @@ def _deal(s, i, rng, dealer, perm):
             de |= np.int64(1) << perm[k]
         else:
             dd |= np.int64(1) << perm[k]
-    s[DEALS] += 1
-    _start_hand(s, dealer, de if elder == 0 else dd, dd if elder == 0 else de)
+    st[i, DEALS] += 1
+    _start_hand(st, i, dealer, de if elder == 0 else dd, dd if elder == 0 else de)
     for k in range(8):
-        s[TALON + k] = perm[24 + k]
+        st[i, TALON + k] = perm[24 + k]
 
 
 @nb.njit(cache=True)
-def _start_hand(s, dealer, dealt0, dealt1):
-    s[DEALER] = dealer
-    s[HAND_NO] += 1
-    s[EPOCH] += 1
-    s[DEALT] = dealt0
-    s[DEALT + 1] = dealt1
-    s[HANDS] = dealt0
-    s[HANDS + 1] = dealt1
-    for p in range(2):
-        s[DISC + p] = 0
-        s[ND + p] = 0
-        s[DRAWN + p] = 0
-        s[PEEK + p] = 0
-        s[BIANCO + p] = 0
-        s[PP + p] = 0
-        s[REV + p] = 0
-        s[HS + p] = 0
-        s[TW + p] = 0
-        s[PLAYED + p] = 0
-    for k in range(4):
-        s[SEQ + k] = 0
-        s[SET + k] = 0
-    for k in range(6):
-        s[DP + k] = 0
-    for k in range(3):
-        s[ANS + k] = -1
-    s[LEFTOVER] = 0
-    s[DECLARED] = 0
-    s[PRES] = 0
-    s[PIQUE_BY] = -1
-    s[REPIQUE_BY] = -1
-    s[LEADER] = 1 - dealer
-    s[LED] = -1
-    s[TRICK_NO] = 0
-    s[PHASE] = ELDER_EXCHANGE
-    s[TO_ACT] = 1 - dealer
-
-
-@nb.njit(cache=True)
-def _new_hand(s, i, rng, dealer, rew, cfg, fcfg, perm):
+def _new_hand(st, i, rng, dealer, rew, cfg, fcfg, perm):
     """Deal, then the elder's Bianco (E1), which may end the game: then the next game's deal."""
     while True:
-        _deal(s, i, rng, dealer, perm)
+        _deal(st, i, rng, dealer, perm)
         elder = 1 - dealer
-        if s[DEALT + elder] & FACE_MASK == 0:
-            s[BIANCO + elder] = 1
-            if _score(s, elder, BIANCO_POINTS, rew, cfg):
-                if _close_game(s, elder, rew, cfg, fcfg):
+        if st[i, DEALT + elder] & FACE_MASK == 0:
+            st[i, BIANCO + elder] = 1
+            if _score(st, i, elder, BIANCO_POINTS, rew, cfg):
+                st[i, PEND_WIN] = -1
+                if _close_game(st, i, elder, rew, cfg, fcfg):
                     dealer = 1 - dealer
                     continue
         return
 
 
 @nb.njit(cache=True)
-def _score_go(s, i, rng, seat, pts, rew, cfg, fcfg, perm):
-    """``_score`` of game.py: a scoring event, and GAME_OVER when it reaches the target."""
-    if _score(s, seat, pts, rew, cfg):
-        if _close_game(s, seat, rew, cfg, fcfg):
-            _new_hand(s, i, rng, 1 - s[DEALER], rew, cfg, fcfg, perm)
-        return True
-    return False
-
-
-@nb.njit(cache=True)
-def _pique(s, i, rng, seat, rew, cfg, fcfg, perm):
-    if s[HS + seat] >= PIQUE_THRESHOLD and s[HS + 1 - seat] == 0:
-        s[PRES] = 1
-        s[PIQUE_BY] = seat
-        return _score_go(s, i, rng, seat, PIQUE_POINTS, rew, cfg, fcfg, perm)
-    return False
+def _settle(st, i, rng, rew, cfg, fcfg, perm):
+    """What an action left pending: the end of a game (then the next game's deal) or the next hand."""
+    w = st[i, PEND_WIN]
+    if w >= 0:
+        st[i, PEND_WIN] = -1
+        if _close_game(st, i, w, rew, cfg, fcfg):
+            _new_hand(st, i, rng, 1 - st[i, DEALER], rew, cfg, fcfg, perm)
+    elif st[i, PEND_HAND]:
+        st[i, PEND_HAND] = 0
+        _new_hand(st, i, rng, 1 - st[i, DEALER], rew, cfg, fcfg, perm)
 
 
 @nb.njit(cache=True)
@@ -342,30 +350,30 @@ def _compare(e, d):
 
 
 @nb.njit(cache=True)
-def _declare(s, i, rng, rew, cfg, fcfg, perm):
+def _declare(st, i, rew, cfg):
     """E3 point, E4 sequences, E5 sets, E6 repique."""
-    dealer = s[DEALER]
+    dealer = st[i, DEALER]
     elder = 1 - dealer
-    he = s[HANDS + elder]
-    hd = s[HANDS + dealer]
-    s[DECLARED] = 1
+    he = st[i, HANDS + elder]
+    hd = st[i, HANDS + dealer]
+    st[i, DECLARED] = 1
     # E3 point (compared by value only)
     ve, ne, se = _point_of(he)
     vd, nd, sd = _point_of(hd)
     ans = _compare(ve, vd)
-    s[ANS] = ans
-    s[PP + elder] = ve
-    s[PP + dealer] = vd if (ans == UGUALE or ans == NON_BASTA) else 0
+    st[i, ANS] = ans
+    st[i, PP + elder] = ve
+    st[i, PP + dealer] = vd if (ans == UGUALE or ans == NON_BASTA) else 0
     if ans == UGUALE:
-        s[REV + elder] |= he & (np.int64(0xFF) << (8 * se))
-        s[REV + dealer] |= hd & (np.int64(0xFF) << (8 * sd))
+        st[i, REV + elder] |= he & (np.int64(0xFF) << (8 * se))
+        st[i, REV + dealer] |= hd & (np.int64(0xFF) << (8 * sd))
     else:
         w = elder if ans == VA_BENE else dealer
         pts = ne if ans == VA_BENE else nd
         ws = se if ans == VA_BENE else sd
-        s[REV + w] |= s[HANDS + w] & (np.int64(0xFF) << (8 * ws))
-        s[DP + 3 * w] = pts
-        if _score_go(s, i, rng, w, pts, rew, cfg, fcfg, perm):
+        st[i, REV + w] |= st[i, HANDS + w] & (np.int64(0xFF) << (8 * ws))
+        st[i, DP + 3 * w] = pts
+        if _score(st, i, w, pts, rew, cfg):
             return
     # E4 sequences, E5 sets: the winner scores and shows all his holdings of the kind
     for d in range(1, 3):
@@ -378,183 +386,138 @@ def _declare(s, i, rng, rew, cfg, fcfg, perm):
             bd, pd, md = _sets(hd)
             col = SET
         ans = _compare(be, bd)
-        s[ANS + d] = ans
+        st[i, ANS + d] = ans
         if be:
-            s[col + 2 * elder] = be >> 3
-            s[col + 2 * elder + 1] = be & 7
+            st[i, col + 2 * elder] = be >> 3
+            st[i, col + 2 * elder + 1] = be & 7
         if bd and (ans == UGUALE or ans == NON_BASTA):
-            s[col + 2 * dealer] = bd >> 3
-            s[col + 2 * dealer + 1] = bd & 7
+            st[i, col + 2 * dealer] = bd >> 3
+            st[i, col + 2 * dealer + 1] = bd & 7
         if ans == VA_BENE or ans == NON_BASTA:
             w = elder if ans == VA_BENE else dealer
             pts = pe if ans == VA_BENE else pd
-            s[REV + w] |= me if ans == VA_BENE else md
-            s[DP + 3 * w + d] = pts
-            if _score_go(s, i, rng, w, pts, rew, cfg, fcfg, perm):
+            st[i, REV + w] |= me if ans == VA_BENE else md
+            st[i, DP + 3 * w + d] = pts
+            if _score(st, i, w, pts, rew, cfg):
                 return
     # E6 repique
-    h0 = s[HS]
-    h1 = s[HS + 1]
+    h0 = st[i, HS]
+    h1 = st[i, HS + 1]
     if cfg[C_BIANCO_REPIQUE] == 0:
-        if s[BIANCO]:
+        if st[i, BIANCO]:
             h0 -= BIANCO_POINTS
-        if s[BIANCO + 1]:
+        if st[i, BIANCO + 1]:
             h1 -= BIANCO_POINTS
     for k in range(2):
         p = elder if k == 0 else dealer
         mine = h0 if p == 0 else h1
         theirs = h1 if p == 0 else h0
         if mine >= PIQUE_THRESHOLD and theirs == 0:
-            s[PRES] = 1
-            s[REPIQUE_BY] = p
-            _score_go(s, i, rng, p, REPIQUE_POINTS, rew, cfg, fcfg, perm)
+            st[i, PRES] = 1
+            st[i, REPIQUE_BY] = p
+            _score(st, i, p, REPIQUE_POINTS, rew, cfg)
             return
 
 
 @nb.njit(cache=True)
-def _end_exchange(s, i, rng, seat, rew, cfg, fcfg, perm):
-    dealer = s[DEALER]
+def _end_exchange(st, i, seat, rew, cfg):
+    dealer = st[i, DEALER]
     elder = 1 - dealer
     if seat == elder:
-        d = s[ND + elder]
+        d = st[i, ND + elder]
         drawn = np.int64(0)
         for k in range(d):
-            drawn |= np.int64(1) << s[TALON + k]
-        s[DRAWN + elder] = drawn
-        s[HANDS + elder] |= drawn
+            drawn |= np.int64(1) << st[i, TALON + k]
+        st[i, DRAWN + elder] = drawn
+        st[i, HANDS + elder] |= drawn
         if cfg[C_PEEK]:
             pk = np.int64(0)
             for k in range(d, FIRST_PACKET):
-                pk |= np.int64(1) << s[TALON + k]
-            s[PEEK + elder] = pk
-        s[PHASE] = DEALER_EXCHANGE
-        s[TO_ACT] = dealer
-        if s[DEALT + dealer] & FACE_MASK == 0:  # E2: the dealer's Bianco
-            s[BIANCO + dealer] = 1
-            _score_go(s, i, rng, dealer, BIANCO_POINTS, rew, cfg, fcfg, perm)
+                pk |= np.int64(1) << st[i, TALON + k]
+            st[i, PEEK + elder] = pk
+        st[i, PHASE] = DEALER_EXCHANGE
+        st[i, TO_ACT] = dealer
+        if st[i, DEALT + dealer] & FACE_MASK == 0:  # E2: the dealer's Bianco
+            st[i, BIANCO + dealer] = 1
+            _score(st, i, dealer, BIANCO_POINTS, rew, cfg)
         return
-    de = s[ND + elder]
-    dd = s[ND + dealer]
+    de = st[i, ND + elder]
+    dd = st[i, ND + dealer]
     drawn = np.int64(0)
     for k in range(de, de + dd):
-        drawn |= np.int64(1) << s[TALON + k]
-    s[DRAWN + dealer] = drawn
-    s[HANDS + dealer] |= drawn
+        drawn |= np.int64(1) << st[i, TALON + k]
+    st[i, DRAWN + dealer] = drawn
+    st[i, HANDS + dealer] |= drawn
     left = np.int64(0)
     for k in range(de + dd, TALON_SIZE):
-        left |= np.int64(1) << s[TALON + k]
-    s[LEFTOVER] = left
+        left |= np.int64(1) << st[i, TALON + k]
+    st[i, LEFTOVER] = left
     if cfg[C_PEEK]:
-        s[PEEK + dealer] = left
-    s[PHASE] = TRICK_LEAD
-    s[TO_ACT] = elder
-    s[LEADER] = elder
-    _declare(s, i, rng, rew, cfg, fcfg, perm)
+        st[i, PEEK + dealer] = left
+    st[i, PHASE] = TRICK_LEAD
+    st[i, TO_ACT] = elder
+    st[i, LEADER] = elder
+    _declare(st, i, rew, cfg)
 
 
 @nb.njit(cache=True)
-def _end_hand(s, i, rng, rew, cfg, fcfg, perm):
-    """E19 cards / capot, then the end-of-hand target check and the next hand."""
-    t0 = s[TW]
-    t1 = s[TW + 1]
+def _end_hand(st, i, rew, cfg):
+    """E19 cards / capot, then the end-of-hand target check and the next hand (left pending)."""
+    t0 = st[i, TW]
+    t1 = st[i, TW + 1]
     w = 0 if t0 > 6 else (1 if t1 > 6 else -1)
     if w >= 0:
-        if s[TW + w] == NUM_TRICKS:
-            if _score_go(s, i, rng, w, CAPOT_POINTS, rew, cfg, fcfg, perm):
+        if st[i, TW + w] == NUM_TRICKS:
+            if _score(st, i, w, CAPOT_POINTS, rew, cfg):
                 return
-            if cfg[C_CAPOT_REPLACES] == 0 and _score_go(s, i, rng, w, CARDS_POINTS, rew, cfg, fcfg, perm):
+            if cfg[C_CAPOT_REPLACES] == 0 and _score(st, i, w, CARDS_POINTS, rew, cfg):
                 return
-        elif _score_go(s, i, rng, w, CARDS_POINTS, rew, cfg, fcfg, perm):
+        elif _score(st, i, w, CARDS_POINTS, rew, cfg):
             return
-        if cfg[C_PIQUE_END] != 0 and s[PRES] == 0 and _pique(s, i, rng, w, rew, cfg, fcfg, perm):
-            return
+        if cfg[C_PIQUE_END] != 0 and st[i, PRES] == 0 and st[i, HS + w] >= PIQUE_THRESHOLD and st[i, HS + 1 - w] == 0:
+            st[i, PRES] = 1
+            st[i, PIQUE_BY] = w
+            if _score(st, i, w, PIQUE_POINTS, rew, cfg):
+                return
     if cfg[C_IMMEDIATE] == 0:
         inc = cfg[C_INCLUSIVE] != 0
-        g0 = s[GS]
-        g1 = s[GS + 1]
-        o0 = _reached(g0, s[TARGET], inc)
-        o1 = _reached(g1, s[TARGET], inc)
+        g0 = st[i, GS]
+        g1 = st[i, GS + 1]
+        o0 = _reached(g0, st[i, TARGET], inc)
+        o1 = _reached(g1, st[i, TARGET], inc)
         if o0 or o1:
             if o0 and o1:
                 winner = 0 if g0 > g1 else (1 if g1 > g0 else -1)
             else:
                 winner = 0 if o0 else 1
             if winner >= 0:
-                if _close_game(s, winner, rew, cfg, fcfg):
-                    _new_hand(s, i, rng, 1 - s[DEALER], rew, cfg, fcfg, perm)
+                st[i, PEND_WIN] = winner
                 return
     if cfg[C_EPISODE] == EPISODE_HAND:
-        _end_episode(s)
+        _end_episode(st, i)
     else:
-        _new_hand(s, i, rng, 1 - s[DEALER], rew, cfg, fcfg, perm)
+        st[i, PEND_HAND] = 1
 
 
 @nb.njit(cache=True)
-def _lead(s, i, rng, seat, card, rew, cfg, fcfg, perm):
-    bit = np.int64(1) << card
-    s[HANDS + seat] ^= bit
-    s[PLAYED + seat] |= bit
-    s[LED] = card
-    s[PHASE] = TRICK_FOLLOW
-    s[TO_ACT] = 1 - seat
-    if cfg[C_CLASSIC]:  # classic Piquet: +1 for leading
-        if _score_go(s, i, rng, seat, 1, rew, cfg, fcfg, perm):
-            return
-        if s[PRES] == 0:
-            _pique(s, i, rng, seat, rew, cfg, fcfg, perm)
-
-
-@nb.njit(cache=True)
-def _follow(s, i, rng, seat, card, rew, cfg, fcfg, perm):
-    bit = np.int64(1) << card
-    s[HANDS + seat] ^= bit
-    s[PLAYED + seat] |= bit
-    led = s[LED]
-    s[LED] = -1
-    win = seat if ((card >> 3) == (led >> 3) and card > led) else 1 - seat
-    s[TW + win] += 1
-    s[TRICK_NO] += 1
-    last = s[TRICK_NO] == NUM_TRICKS
-    s[LEADER] = win
-    s[TO_ACT] = win
-    s[PHASE] = TRICK_LEAD
-    if cfg[C_CLASSIC]:
-        if win == seat:
-            if _score_go(s, i, rng, win, 1, rew, cfg, fcfg, perm):
-                return
-            if s[PRES] == 0 and _pique(s, i, rng, win, rew, cfg, fcfg, perm):
-                return
-        if last:
-            if _score_go(s, i, rng, win, 1, rew, cfg, fcfg, perm):
-                return
-            if s[PRES] == 0 and _pique(s, i, rng, win, rew, cfg, fcfg, perm):
-                return
-    else:
-        if _score_go(s, i, rng, win, 2 if last else 1, rew, cfg, fcfg, perm):
-            return
-        if s[PRES] == 0 and _pique(s, i, rng, win, rew, cfg, fcfg, perm):
-            return
-    if last:
-        _end_hand(s, i, rng, rew, cfg, fcfg, perm)
-
-
-@nb.njit(cache=True)
-def _fresh_episode(s, i, rng, rew, cfg, fcfg, perm):
+def _fresh_episode(st, i, rng, rew, cfg, fcfg, perm):
     """A new episode from the stream; one over at its deal is dealt again (it has no step)."""
     while True:
-        s[GAME_NO] = 0
-        s[TARGET] = cfg[C_GAME_TARGET]
+        st[i, GAME_NO] = 0
+        st[i, TARGET] = cfg[C_GAME_TARGET]
         for p in range(2):
-            s[GW + p] = 0
-            s[GS + p] = 0
-        s[HAND_NO] = 0
+            st[i, GW + p] = 0
+            st[i, GS + p] = 0
+        st[i, HAND_NO] = 0
+        st[i, PEND_WIN] = -1
+        st[i, PEND_HAND] = 0
         rew[0] = 0.0
         rew[1] = 0.0
         dealer = cfg[C_FIRST_DEALER]
         if dealer < 0:
             dealer = rand_below(rng, i, 2)
-        _new_hand(s, i, rng, dealer, rew, cfg, fcfg, perm)
-        if s[PHASE] != OVER:
+        _new_hand(st, i, rng, dealer, rew, cfg, fcfg, perm)
+        if st[i, PHASE] != OVER:
             return
 
 
@@ -563,102 +526,117 @@ def _fresh_episode(s, i, rng, rew, cfg, fcfg, perm):
 # =============================================================================================
 
 
-@nb.njit(cache=True)
-def _bits(b, off, mask):
-    for c in range(32):
-        if (mask >> c) & 1:
-            b[off + c] = 1.0
+#: de Bruijn table: the index of a single set bit of a 32-bit word
+DEBRUIJN32 = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+                       31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)
+
+
+@nb.njit(cache=True, inline="always")
+def _low_index(low):
+    """Index of the single set bit of ``low`` (a power of two below 2**32)."""
+    return DEBRUIJN32[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]
 
 
 @nb.njit(cache=True)
-def _write_scores(b, s, fcfg):
-    scale = fcfg[F_BELLA_SCALE] if s[GAME_NO] == 2 else fcfg[F_GAME_SCALE]
-    for p in range(2):
-        b[O_HAND_SCORE + p] = min(s[HS + p] * scale, OBS_HIGH)
-        b[O_GAME_SCORE + p] = min(s[GS + p] * scale, OBS_HIGH)
-
-
-@nb.njit(cache=True)
-def _obs_full(b, s, cfg, fcfg):
+def _obs_full(buf, st, i, cfg, fcfg):
     """``PicchettoObserver.reset``: the whole absolute buffer from the state."""
-    b[:] = 0.0
-    phase = s[PHASE]
-    b[O_PHASE + phase] = 1.0
+    for k in range(buf.shape[1]):
+        buf[i, k] = 0.0
+    phase = st[i, PHASE]
+    buf[i, O_PHASE + phase] = 1.0
     for p in range(2):
-        _bits(b, O_HAND + 32 * p, s[HANDS + p])
-        _bits(b, O_DISCARDS + 32 * p, s[DISC + p])
-        _bits(b, O_DRAWN + 32 * p, s[DRAWN + p])
-        _bits(b, O_PEEKED + 32 * p, s[PEEK + p])
-        _bits(b, O_PLAYED + 32 * p, s[PLAYED + p])
-        b[O_EXCHANGED + p] = s[ND + p] / EXCHANGE_SCALE
-        b[O_TRICKS + p] = s[TW + p] / TRICK_SCALE
-        b[O_GAMES_WON + p] = s[GW + p] / 2.0
-        if s[PIQUE_BY] == p:
-            b[O_PIQUE + p] = 1.0
-        if s[BIANCO + p]:
-            b[O_BONUSES + 2 * p] = 1.0
-            _bits(b, O_BIANCO_HAND + 32 * p, s[DEALT + p])
-    if s[DECLARED]:
+        rows = (
+            (O_HAND + 32 * p, st[i, HANDS + p]), (O_DISCARDS + 32 * p, st[i, DISC + p]),
+            (O_DRAWN + 32 * p, st[i, DRAWN + p]), (O_PEEKED + 32 * p, st[i, PEEK + p]),
+            (O_PLAYED + 32 * p, st[i, PLAYED + p]), (O_REVEALED + 32 * p, st[i, REV + p]),
+            (O_BIANCO_HAND + 32 * p, st[i, DEALT + p] if st[i, BIANCO + p] else np.int64(0)),
+        )
+        for off, cards in rows:  # the card sets (no calls: see _step_kernel)
+            while cards:
+                low = cards & -cards
+                buf[i, off + _low_index(low)] = 1.0
+                cards ^= low
+        buf[i, O_EXCHANGED + p] = st[i, ND + p] / EXCHANGE_SCALE
+        buf[i, O_TRICKS + p] = st[i, TW + p] / TRICK_SCALE
+        buf[i, O_GAMES_WON + p] = st[i, GW + p] / 2.0
+        if st[i, PIQUE_BY] == p:
+            buf[i, O_PIQUE + p] = 1.0
+        if st[i, BIANCO + p]:
+            buf[i, O_BONUSES + 2 * p] = 1.0
+    if st[i, DECLARED]:
         for d in range(3):
-            if s[ANS + d] >= 0:
-                b[O_ANSWERS + 4 * d + s[ANS + d]] = 1.0
+            if st[i, ANS + d] >= 0:
+                buf[i, O_ANSWERS + 4 * d + st[i, ANS + d]] = 1.0
         for p in range(2):
-            _bits(b, O_REVEALED + 32 * p, s[REV + p])
-            b[O_POINT + p] = s[PP + p] / POINT_SCALE
-            if s[SEQ + 2 * p]:
-                b[O_SEQ + 2 * p] = s[SEQ + 2 * p] / 8.0
-                b[O_SEQ + 2 * p + 1] = (s[SEQ + 2 * p + 1] + 1) / 8.0
-            if s[SET + 2 * p]:
-                b[O_SETS + 2 * p] = s[SET + 2 * p] / 4.0
-                b[O_SETS + 2 * p + 1] = (s[SET + 2 * p + 1] + 1) / 8.0
+            buf[i, O_POINT + p] = st[i, PP + p] / POINT_SCALE
+            if st[i, SEQ + 2 * p]:
+                buf[i, O_SEQ + 2 * p] = st[i, SEQ + 2 * p] / 8.0
+                buf[i, O_SEQ + 2 * p + 1] = (st[i, SEQ + 2 * p + 1] + 1) / 8.0
+            if st[i, SET + 2 * p]:
+                buf[i, O_SETS + 2 * p] = st[i, SET + 2 * p] / 4.0
+                buf[i, O_SETS + 2 * p + 1] = (st[i, SET + 2 * p + 1] + 1) / 8.0
             for d in range(3):
-                b[O_DECL_POINTS + 3 * p + d] = s[DP + 3 * p + d] / DECL_SCALE
-            if s[REPIQUE_BY] == p:
-                b[O_BONUSES + 2 * p + 1] = 1.0
-    _write_scores(b, s, fcfg)
-    b[O_DEALER + s[DEALER]] = 1.0
-    if s[LED] >= 0:
-        b[O_TRICK + s[LED]] = 1.0
+                buf[i, O_DECL_POINTS + 3 * p + d] = st[i, DP + 3 * p + d] / DECL_SCALE
+            if st[i, REPIQUE_BY] == p:
+                buf[i, O_BONUSES + 2 * p + 1] = 1.0
+    scale = fcfg[F_BELLA_SCALE] if st[i, GAME_NO] == 2 else fcfg[F_GAME_SCALE]
+    for p in range(2):
+        buf[i, O_HAND_SCORE + p] = min(st[i, HS + p] * scale, OBS_HIGH)
+        buf[i, O_GAME_SCORE + p] = min(st[i, GS + p] * scale, OBS_HIGH)
+    buf[i, O_DEALER + st[i, DEALER]] = 1.0
+    if st[i, LED] >= 0:
+        buf[i, O_TRICK + st[i, LED]] = 1.0
     if phase == TRICK_LEAD or phase == TRICK_FOLLOW:
-        b[O_LEADER + s[LEADER]] = 1.0
-    b[O_TRICK_NO] = s[TRICK_NO] / TRICK_SCALE
-    b[O_GAME_NO + min(s[GAME_NO], 2)] = 1.0
-    b[O_TARGET] = fcfg[F_BELLA_TARGET_OBS] if s[GAME_NO] == 2 else fcfg[F_GAME_TARGET_OBS]
+        buf[i, O_LEADER + st[i, LEADER]] = 1.0
+    buf[i, O_TRICK_NO] = st[i, TRICK_NO] / TRICK_SCALE
+    buf[i, O_GAME_NO + min(st[i, GAME_NO], 2)] = 1.0
+    buf[i, O_TARGET] = fcfg[F_BELLA_TARGET_OBS] if st[i, GAME_NO] == 2 else fcfg[F_GAME_TARGET_OBS]
     if cfg[C_REVEAL]:
-        _bits(b, O_LEFTOVER, s[LEFTOVER])
+        cards = st[i, LEFTOVER]
+        while cards:
+            low = cards & -cards
+            buf[i, O_LEFTOVER + _low_index(low)] = 1.0
+            cards ^= low
 
 
 @nb.njit(cache=True)
-def _legal(s, cfg):
-    """The legal action bitmask of the seat to act (``legal_mask`` of game.py), as (low 64, bit 64)."""
-    phase = s[PHASE]
+def _legal(phase, hand, led, nd, must_head, dealer_min):
+    """``legal_mask`` of game.py from scalars: (cards, first action id of those cards, END_EXCHANGE legal).
+
+    ``hand`` and ``nd`` are those of the seat to act; ``led`` the card led (trick follow).
+    """
     if phase == TRICK_FOLLOW:
-        hand = s[HANDS + s[TO_ACT]]
-        led = s[LED]
-        suit = np.int64(0xFF) << (8 * (led >> 3))
-        same = hand & suit
+        same = hand & (np.int64(0xFF) << (8 * (led >> 3)))
         if same == 0:
-            return hand, False
-        if cfg[C_MUST_HEAD]:
+            return hand, 0, False
+        if must_head:
             higher = same & ~((np.int64(2) << led) - 1)
             if higher:
-                return higher, False
-        return same, False
+                return higher, 0, False
+        return same, 0, False
     if phase == TRICK_LEAD:
-        return s[HANDS + s[TO_ACT]], False
+        return hand, 0, False
     if phase == ELDER_EXCHANGE:
-        return s[HANDS + 1 - s[DEALER]] << DISCARD, s[ND + 1 - s[DEALER]] > 0
+        return hand, DISCARD, nd > 0
     if phase == DEALER_EXCHANGE:
-        return s[HANDS + s[DEALER]] << DISCARD, s[ND + s[DEALER]] >= cfg[C_DEALER_MIN]
-    return np.int64(0), False
+        return hand, DISCARD, nd >= dealer_min
+    return np.int64(0), 0, False
 
 
 @nb.njit(cache=True)
-def _write_mask(m, s, cfg):
-    low, end = _legal(s, cfg)
-    for a in range(64):
-        m[a] = (low >> a) & 1
-    m[END_EXCHANGE] = 1 if end else 0
+def _write_mask(mask, st, i, cfg):
+    """The mask of the seat to act (outside the step kernel, which writes it itself)."""
+    seat = st[i, TO_ACT]
+    cards, base, end = _legal(st[i, PHASE], st[i, HANDS + seat], st[i, LED], st[i, ND + seat],
+                              cfg[C_MUST_HEAD] != 0, cfg[C_DEALER_MIN])
+    for a in range(mask.shape[1]):  # a plain loop: LLVM makes a few vector stores of it (a slice fill does not)
+        mask[i, a] = 0
+    while cards:
+        low = cards & -cards
+        mask[i, base + _low_index(low)] = 1
+        cards ^= low
+    if end:
+        mask[i, END_EXCHANGE] = 1
 
 
 # =============================================================================================
@@ -671,106 +649,190 @@ def _deal_kernel(indices, st, pend, buf, mask, cur, rng, cfg, fcfg):
     perm = np.empty(32, dtype=np.int64)
     rew = np.zeros(2)
     for i in indices:
-        s = st[i]
-        _fresh_episode(s, i, rng, rew, cfg, fcfg, perm)
+        _fresh_episode(st, i, rng, rew, cfg, fcfg, perm)
         pend[i, 0] = rew[0]
         pend[i, 1] = rew[1]
-        _obs_full(buf[i], s, cfg, fcfg)
-        cur[i] = s[TO_ACT]
-        _write_mask(mask[i], s, cfg)
+        _obs_full(buf, st, i, cfg, fcfg)
+        cur[i] = st[i, TO_ACT]
+        _write_mask(mask, st, i, cfg)
 
 
 @nb.njit(cache=True)
 def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cfg, fcfg):
+    """One action per game. The frequent path (discards, leads, follows with their trick points and
+    pique, the observation and mask updates) is written out here: every call of a function with
+    array arguments costs atomic reference counts, so only the rare events call out."""
     perm = np.empty(32, dtype=np.int64)
     rew = np.zeros(2)
+    classic = cfg[C_CLASSIC] != 0
+    immediate = cfg[C_IMMEDIATE] != 0
+    inclusive = cfg[C_INCLUSIVE] != 0
+    must_head = cfg[C_MUST_HEAD] != 0
+    dealer_min = cfg[C_DEALER_MIN]
     for i in range(actions.shape[0]):
-        s = st[i]
-        b = buf[i]
         a = actions[i]
         rew[0] = 0.0
         rew[1] = 0.0
-        epoch = s[EPOCH]
-        phase = s[PHASE]
-        seat = s[TO_ACT]
+        epoch = st[i, EPOCH]
+        phase = st[i, PHASE]
+        seat = st[i, TO_ACT]
+        led = st[i, LED]
         full = False
-        if phase == TRICK_FOLLOW:
-            led = s[LED]
-            _follow(s, i, rng, seat, a, rew, cfg, fcfg, perm)
-            if s[EPOCH] == epoch:
-                b[O_HAND + 32 * seat + a] = 0.0
-                b[O_PLAYED + 32 * seat + a] = 1.0
-                b[O_TRICK + led] = 0.0
-                w = s[LEADER]
-                b[O_LEADER + 1 - w] = 0.0
-                b[O_LEADER + w] = 1.0
-                b[O_TRICKS + w] = s[TW + w] / TRICK_SCALE
-                b[O_TRICK_NO] = s[TRICK_NO] / TRICK_SCALE
-        elif phase == TRICK_LEAD:
-            _lead(s, i, rng, seat, a, rew, cfg, fcfg, perm)
-            if s[EPOCH] == epoch:
-                b[O_HAND + 32 * seat + a] = 0.0
-                b[O_PLAYED + 32 * seat + a] = 1.0
-                b[O_TRICK + a] = 1.0
+        if phase >= TRICK_LEAD:  # a card played: _lead / _follow of game.py
+            bit = np.int64(1) << a
+            st[i, HANDS + seat] ^= bit
+            st[i, PLAYED + seat] |= bit
+            scorer = seat
+            first = 0  # trick points of the (up to two) scoring events, each followed by the pique check
+            second = 0
+            last = False
+            if phase == TRICK_LEAD:
+                st[i, LED] = a
+                st[i, PHASE] = TRICK_FOLLOW
+                st[i, TO_ACT] = 1 - seat
+                if classic:  # classic Piquet: +1 for leading
+                    first = 1
+            else:
+                st[i, LED] = -1
+                win = seat if ((a >> 3) == (led >> 3) and a > led) else 1 - seat
+                st[i, TW + win] += 1
+                st[i, TRICK_NO] += 1
+                last = st[i, TRICK_NO] == NUM_TRICKS
+                st[i, LEADER] = win
+                st[i, TO_ACT] = win
+                st[i, PHASE] = TRICK_LEAD
+                scorer = win
+                if classic:
+                    if win == seat:
+                        first = 1
+                    if last:
+                        if first:
+                            second = 1
+                        else:
+                            first = 1
+                else:
+                    first = 2 if last else 1
+            ended = False
+            for pts in (first, second):
+                if pts == 0:
+                    break
+                # _score
+                st[i, HS + scorer] += pts
+                st[i, GS + scorer] += pts
+                rew[scorer] += pts
+                rew[1 - scorer] -= pts
+                if immediate and _reached(st[i, GS + scorer], st[i, TARGET], inclusive):
+                    st[i, PEND_WIN] = scorer
+                    ended = True
+                    break
+                # _pique
+                if st[i, PRES] == 0 and st[i, HS + scorer] >= PIQUE_THRESHOLD and st[i, HS + 1 - scorer] == 0:
+                    st[i, PRES] = 1
+                    st[i, PIQUE_BY] = scorer
+                    st[i, HS + scorer] += PIQUE_POINTS
+                    st[i, GS + scorer] += PIQUE_POINTS
+                    rew[scorer] += PIQUE_POINTS
+                    rew[1 - scorer] -= PIQUE_POINTS
+                    if immediate and _reached(st[i, GS + scorer], st[i, TARGET], inclusive):
+                        st[i, PEND_WIN] = scorer
+                        ended = True
+                        break
+            if last and not ended:
+                _end_hand(st, i, rew, cfg)
         elif a == END_EXCHANGE:
-            _end_exchange(s, i, rng, seat, rew, cfg, fcfg, perm)
+            _end_exchange(st, i, seat, rew, cfg)
             full = True
         else:
-            c = a - DISCARD
-            bit = np.int64(1) << c
-            s[HANDS + seat] ^= bit
-            s[DISC + seat] |= bit
-            s[ND + seat] += 1
-            elder = 1 - s[DEALER]
-            limit = FIRST_PACKET if seat == elder else TALON_SIZE - s[ND + elder]
-            if s[ND + seat] == limit:
-                _end_exchange(s, i, rng, seat, rew, cfg, fcfg, perm)
+            bit = np.int64(1) << (a - DISCARD)
+            st[i, HANDS + seat] ^= bit
+            st[i, DISC + seat] |= bit
+            st[i, ND + seat] += 1
+            elder = 1 - st[i, DEALER]
+            limit = FIRST_PACKET if seat == elder else TALON_SIZE - st[i, ND + elder]
+            if st[i, ND + seat] == limit:
+                _end_exchange(st, i, seat, rew, cfg)
                 full = True
-            else:
-                b[O_HAND + 32 * seat + c] = 0.0
-                b[O_DISCARDS + 32 * seat + c] = 1.0
-                b[O_EXCHANGED + seat] = s[ND + seat] / EXCHANGE_SCALE
+        if st[i, PEND_WIN] >= 0 or st[i, PEND_HAND] != 0:
+            _settle(st, i, rng, rew, cfg, fcfg, perm)
         # this step's rewards, then the deal's pending points (CardGameEnv.step's order)
         rewards[i, 0] = rew[0] + pend[i, 0]
         rewards[i, 1] = rew[1] + pend[i, 1]
         pend[i, 0] = 0.0
         pend[i, 1] = 0.0
-        if s[PHASE] == OVER:
+        if st[i, PHASE] == OVER:
             terminated[i] = True
-            _fresh_episode(s, i, rng, rew, cfg, fcfg, perm)
+            _fresh_episode(st, i, rng, rew, cfg, fcfg, perm)
             pend[i, 0] = rew[0]
             pend[i, 1] = rew[1]
             full = True
-        elif s[EPOCH] != epoch:
+        elif st[i, EPOCH] != epoch:
             full = True
         if full:
-            _obs_full(b, s, cfg, fcfg)
-        elif phase >= TRICK_LEAD:
-            nphase = s[PHASE]
-            b[O_PHASE + phase] = 0.0
-            b[O_PHASE + nphase] = 1.0
-            _write_scores(b, s, fcfg)
-            if s[PIQUE_BY] >= 0:
-                b[O_PIQUE + s[PIQUE_BY]] = 1.0
-        cur[i] = s[TO_ACT]
-        _write_mask(mask[i], s, cfg)
+            _obs_full(buf, st, i, cfg, fcfg)
+        else:  # PicchettoObserver.update
+            if phase == TRICK_FOLLOW:
+                buf[i, O_HAND + 32 * seat + a] = 0.0
+                buf[i, O_PLAYED + 32 * seat + a] = 1.0
+                buf[i, O_TRICK + led] = 0.0
+                w = st[i, LEADER]
+                buf[i, O_LEADER + 1 - w] = 0.0
+                buf[i, O_LEADER + w] = 1.0
+                buf[i, O_TRICKS + w] = st[i, TW + w] / TRICK_SCALE
+                buf[i, O_TRICK_NO] = st[i, TRICK_NO] / TRICK_SCALE
+            elif phase == TRICK_LEAD:
+                buf[i, O_HAND + 32 * seat + a] = 0.0
+                buf[i, O_PLAYED + 32 * seat + a] = 1.0
+                buf[i, O_TRICK + a] = 1.0
+            else:  # a discard
+                buf[i, O_HAND + 32 * seat + a - DISCARD] = 0.0
+                buf[i, O_DISCARDS + 32 * seat + a - DISCARD] = 1.0
+                buf[i, O_EXCHANGED + seat] = st[i, ND + seat] / EXCHANGE_SCALE
+            if phase >= TRICK_LEAD:
+                buf[i, O_PHASE + phase] = 0.0
+                buf[i, O_PHASE + st[i, PHASE]] = 1.0
+                scale = fcfg[F_BELLA_SCALE] if st[i, GAME_NO] == 2 else fcfg[F_GAME_SCALE]
+                for p in range(2):
+                    buf[i, O_HAND_SCORE + p] = min(st[i, HS + p] * scale, OBS_HIGH)
+                    buf[i, O_GAME_SCORE + p] = min(st[i, GS + p] * scale, OBS_HIGH)
+                if st[i, PIQUE_BY] >= 0:
+                    buf[i, O_PIQUE + st[i, PIQUE_BY]] = 1.0
+        # the mask of the seat to act
+        to_act = st[i, TO_ACT]
+        cur[i] = to_act
+        cards, base, end = _legal(st[i, PHASE], st[i, HANDS + to_act], st[i, LED], st[i, ND + to_act],
+                                  must_head, dealer_min)
+        for k in range(NUM_ACTIONS):
+            mask[i, k] = 0
+        while cards:
+            low = cards & -cards
+            mask[i, base + _low_index(low)] = 1
+            cards ^= low
+        if end:
+            mask[i, END_EXCHANGE] = 1
 
 
 @nb.njit(cache=True)
 def random_legal_actions(mask, rng, out):
-    """A uniformly random legal action per game (from its mask), drawn on the ``rng`` streams."""
+    """A uniformly random legal action per game (the k-th legal id of its mask, k drawn by
+    ``rand_below`` on the ``rng`` streams): the action choice of the tests and benchmarks."""
     for i in range(mask.shape[0]):
-        m = mask[i]
+        bits = np.int64(0)  # actions 0..63 as a bitmask, 64 (END_EXCHANGE) apart
+        for a in range(64):
+            bits |= np.int64(mask[i, a]) << a
         n = 0
-        for a in range(m.shape[0]):
-            n += m[a]
-        k = rand_below(rng, i, n)
-        for a in range(m.shape[0]):
-            if m[a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
+        x = bits
+        while x:
+            x &= x - 1
+            n += 1
+        k = rand_below(rng, i, n + mask[i, 64])
+        if k == n:
+            out[i] = 64
+            continue
+        for _ in range(k):
+            bits &= bits - 1
+        low = bits & -bits
+        lo = low & 0xFFFFFFFF
+        out[i] = _low_index(lo) if lo else 32 + _low_index((low >> 32) & 0xFFFFFFFF)
     return out
 
 
@@ -813,8 +875,10 @@ class PicchettoVectorEnv(VectorEnv):
         fcfg[F_GAME_TARGET_OBS] = min(gt / _o.TARGET_SCALE, _o.OBS_HIGH)
         fcfg[F_BELLA_TARGET_OBS] = min(bt / _o.TARGET_SCALE, _o.OBS_HIGH)
         self._cfg, self._fcfg = cfg, fcfg
+        st = np.zeros((num_envs, NUM_COLUMNS), dtype=np.int64)
+        st[:, PEND_WIN] = -1
         return {
-            "st": np.zeros((num_envs, NUM_COLUMNS), dtype=np.int64),
+            "st": st,
             "pend": np.zeros((num_envs, 2), dtype=np.float64),
         }
 
@@ -855,10 +919,11 @@ class PicchettoVectorEnv(VectorEnv):
         s[PIQUE_BY], s[REPIQUE_BY] = state.pique_by, state.repique_by
         s[LEADER], s[LED], s[TRICK_NO] = state.leader, state.led, state.trick_no
         s[DEALS] = 0
+        s[PEND_WIN] = -1
         pend = self.state["pend"][i]
         pend[:] = state.rew if state.rew is not None else (0.0, 0.0)
         self.current_player[i] = state.to_act
-        _write_mask(self.mask[i], s, self._cfg)
+        _write_mask(self.mask, self.state["st"], i, self._cfg)
 
     def _step(self, actions: np.ndarray) -> None:
         _step_kernel(actions, self.state["st"], self.state["pend"], self.buf, self.mask, self.rewards,
