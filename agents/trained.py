@@ -48,19 +48,13 @@ from agents.checkpoint import (
     save_policy,
 )
 from envs.core.errors import ConfigError
+from envs.registry import game_spec
 
 __all__ = ["TrainedAgent", "save_checkpoint", "save_policy", "export_checkpoint", "read_metadata",
            "read_run_metadata", "CheckpointError", "UnsafeCheckpointError", "PRETRAINED_DIR", "META_NAME", "FORMAT",
            "EXT"]
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
-
-
-def _obs_size(game: str, flags: dict[str, Any]) -> int:
-    from envs.registry import make_raw_env
-
-    raw = make_raw_env(game, **flags)
-    return int(raw.observation_space(raw.possible_agents[0])["observation"].shape[0])
 
 
 class TrainedAgent(BaseAgent):
@@ -98,9 +92,9 @@ class TrainedAgent(BaseAgent):
             )
         self.obs_shape = tuple(meta["obs_shape"])
         if flags is not None:
-            size = _obs_size(game, dict(flags))
-            if (size,) != self.obs_shape:
-                raise ConfigError(self._shape_message((size,), flags))
+            shape = game_spec(game).observation_shape(flags)  # no env is built; bad flags raise ConfigError
+            if shape != self.obs_shape:
+                raise ConfigError(self._shape_message(shape, flags))
         self.deterministic = bool(deterministic)
         self.actor = self._load_actor(p, meta)
         self.name = f"ppo:{p.name}"

@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 
 from envs.core.errors import ConfigError  # noqa: E402
 from train.evaluate import num_seats, run  # noqa: E402
-from train.stats import mean_ci  # noqa: E402
+from train.evaluation.stats import mean_ci  # noqa: E402
 
 #: game -> (deals for the committed report, flags)
 GAMES = {

@@ -2,9 +2,8 @@
 
 | module              | job                                                            |
 |---------------------|----------------------------------------------------------------|
-| ``train.evaluate``  | duplicate-deal evaluation of any line-up (CLI and library)     |
-| ``train.rating``    | OpenSkill leaderboard from a round robin of agent specs        |
-| ``train.stats``     | Student-t quantiles and 95% confidence intervals over deals     |
+| ``train.evaluate``  | duplicate-deal evaluation of any line-up (CLI and library): the public entry of ``train.evaluation`` |
+| ``train.evaluation``| its code: ``core``, ``play``, ``figures``, ``result``, ``stats``, ``rating`` (OpenSkill), ``cli`` |
 | ``train.single_seat``| one seat of a game as a Gymnasium env (``mazzo/Briscola5-v0`` ...) |
 | ``train.ppo``       | MaskablePPO training script (``python -m train.ppo --config ...``) |
 | ``train.imitation`` | warm start by imitating a teacher before PPO                   |

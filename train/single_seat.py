@@ -61,12 +61,10 @@ from gymnasium import spaces
 from agents.base import Agent
 from agents.registry import make_agent
 from envs.core.errors import ConfigError, IllegalActionError, ResetNeededError
-from envs.registry import GAMES, make_raw_env
+from envs.registry import GAMES, game_spec
 
-__all__ = ["SingleSeatEnv", "OpponentPool", "GYM_IDS", "register_envs"]
+__all__ = ["SingleSeatEnv", "OpponentPool", "register_envs"]
 
-#: Gymnasium id -> game.
-GYM_IDS = {"mazzo/Briscola5-v0": "briscola5", "mazzo/Pigugnin-v0": "pigugnin", "mazzo/Picchetto-v0": "picchetto"}
 #: deals skipped in a row (learner never acted) before ``reset`` gives up: a safety net only.
 MAX_SKIPPED_DEALS = 1000
 #: allowed values of ``illegal_action``.
@@ -74,10 +72,10 @@ ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 
 def register_envs() -> None:
-    """Register the three single-seat envs with Gymnasium (idempotent)."""
-    for gym_id, game in GYM_IDS.items():
-        if gym_id not in gym.registry:
-            gym.register(id=gym_id, entry_point="train.single_seat:SingleSeatEnv", kwargs={"game": game})
+    """Register every game's single-seat env with Gymnasium under its ``GameSpec.gym_id`` (idempotent)."""
+    for name, spec in GAMES.items():
+        if spec.gym_id not in gym.registry:
+            gym.register(id=spec.gym_id, entry_point="train.single_seat:SingleSeatEnv", kwargs={"game": name})
 
 
 def _parse_specs(opponents: Any) -> dict[Any, float]:
@@ -193,8 +191,7 @@ class SingleSeatEnv(gym.Env):
         illegal_reward: float = -1.0,
         **more_flags: Any,
     ):
-        if game not in GAMES:
-            raise ConfigError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
+        spec = game_spec(game)
         if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
             raise ConfigError(
                 f"illegal_action must be one of {', '.join(map(repr, ILLEGAL_ACTION_MODES))}; got {illegal_action!r}"
@@ -211,7 +208,7 @@ class SingleSeatEnv(gym.Env):
             raise ConfigError(f"invalid render_mode {render_mode!r}; allowed: None, 'ansi'")
         self.game = game
         self.flags = {**dict(flags or {}), **more_flags}
-        self.raw = make_raw_env(game, render_mode=render_mode, **self.flags)  # validates the flags
+        self.raw = spec.raw_env(render_mode=render_mode, **self.flags)  # validates the flags
         self.render_mode = render_mode
         self.num_players = len(self.raw.possible_agents)
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_players):

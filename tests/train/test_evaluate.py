@@ -11,12 +11,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import train.eval_play as eval_play
-import train.evaluate as evaluate_mod
+import train.evaluation.core as evaluate_mod
+import train.evaluation.play as eval_play
 from agents.base import BaseAgent, legal_actions
 from envs.core.errors import ConfigError
-from train.eval_play import derive_seed, seatings
 from train.evaluate import evaluate, head_to_head, main, parse_flag
+from train.evaluation.play import derive_seed, seatings
 
 
 class FirstLegal(BaseAgent):
@@ -272,9 +272,11 @@ def test_bad_input_raises_before_any_game(no_games, tmp_path, monkeypatch):
 
 
 def test_missing_heuristic_is_a_clear_error(no_games, monkeypatch):
-    import agents.registry as registry
+    import dataclasses
 
-    monkeypatch.setitem(registry.HEURISTICS, "picchetto", "agents.no_such_heuristic:Nope")
+    from envs.registry import GAMES
+
+    monkeypatch.setitem(GAMES, "picchetto", dataclasses.replace(GAMES["picchetto"], heuristic="agents.no_such_heuristic:Nope"))
     with pytest.raises(ConfigError, match="agent 'heuristic' is not available for game 'picchetto'"):
         evaluate("picchetto", ["heuristic", "random"], num_deals=2)
 
@@ -353,7 +355,7 @@ def test_one_deal_has_no_interval_and_prints_n_a(tmp_path):
     (run / "config.yaml").write_text(yaml.safe_dump(config))
     assert "[n/a]" in results_table([run])
     if importlib.util.find_spec("openskill") is not None:  # the leaderboard's head-to-head cells too
-        from train.rating import round_robin
+        from train.evaluation.rating import round_robin
 
         board = round_robin("picchetto", ["random", "heuristic"], num_deals=1, flags={"episode": "hand"})
         assert "± n/a" in str(board)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import train.eval_play as eval_play
-import train.evaluate as evaluate_mod
+import train.evaluation.core as evaluate_mod
+import train.evaluation.play as eval_play
 from train.evaluate import main
 
 ROOT = Path(__file__).resolve().parents[2]

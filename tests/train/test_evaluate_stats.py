@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from envs.core.errors import ConfigError
-from train.stats import mean_ci, proportion_ci, ratio_ci, t_cdf, t_quantile, wilson_ci
+from train.evaluation.stats import mean_ci, proportion_ci, ratio_ci, t_cdf, t_quantile, wilson_ci
 
 # Reference values of the Student-t 0.975 quantile (R: qt(0.975, df)).
 T975 = {1: 12.706204736, 2: 4.302652730, 3: 3.182446305, 5: 2.570581836, 10: 2.228138852,
@@ -61,7 +61,7 @@ def test_ratio_ci_reduces_to_mean_with_equal_denominators_and_weights_otherwise(
 # -- rating ------------------------------------------------------------------------------------
 
 def test_lineups_cover_each_pair_both_ways():
-    from train.rating import lineups
+    from train.evaluation.rating import lineups
 
     assert lineups(["a", "b", "c"], 2) == [["a", "b"], ["a", "c"], ["b", "c"]]
     five = lineups(["a", "b"], 5)
@@ -69,7 +69,7 @@ def test_lineups_cover_each_pair_both_ways():
 
 
 def test_rating_bad_input_raises_before_play(monkeypatch):
-    from train import rating
+    from train.evaluation import rating
 
     def boom(*a, **k):
         raise AssertionError("a game was played")
@@ -84,7 +84,7 @@ def test_rating_bad_input_raises_before_play(monkeypatch):
 
 @pytest.mark.skipif(importlib.util.find_spec("agents.briscola5_heuristic") is None, reason="no Briscola heuristic")
 def test_round_robin_ranks_heuristic_first_and_is_worker_independent(tmp_path):
-    from train.rating import round_robin
+    from train.evaluation.rating import round_robin
 
     board = round_robin("briscola5", ["random", "heuristic"], num_deals=8, seed=1)
     assert [r["spec"] for r in board.rows] == ["heuristic", "random"]

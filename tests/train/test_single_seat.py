@@ -11,8 +11,8 @@ import pytest
 
 from agents.base import BaseAgent, legal_actions
 from envs.core.errors import ConfigError, IllegalActionError, ResetNeededError
-from envs.registry import make_env
-from train.single_seat import GYM_IDS, OpponentPool, SingleSeatEnv
+from envs.registry import GAMES, make_env
+from train.single_seat import OpponentPool, SingleSeatEnv
 
 # Every game, player count and episode kind the wrapper must handle.
 SETUPS = [
@@ -248,7 +248,9 @@ def test_heuristic_opponents_and_gymnasium_registration():
     assert {type(a).__name__ for a in env.unwrapped.seated.values()} == {"Briscola5Heuristic"}
     env5 = gymnasium.make("mazzo/Pigugnin-v0", num_players=5, episode="hand")
     assert env5.observation_space.shape == (672,) and env5.unwrapped.num_players == 5
-    assert set(GYM_IDS.values()) == {"briscola5", "pigugnin", "picchetto"}
+    assert {spec.gym_id: name for name, spec in GAMES.items()} == {
+        "mazzo/Briscola5-v0": "briscola5", "mazzo/Pigugnin-v0": "pigugnin", "mazzo/Picchetto-v0": "picchetto"}
+    assert all(gymnasium.spec(spec.gym_id).kwargs == {"game": name} for name, spec in GAMES.items())
     # Gymnasium's own checks that do not step with random (possibly illegal) actions.
     from gymnasium.utils import env_checker
 

@@ -1,59 +1,18 @@
-"""Evaluate any line-up of players on any Mazzo game with duplicate deals and 95% intervals.
+"""Evaluating a line-up: validate it (``prepare``), play its deals in one process or many
+(``evaluate``), and the one-opponent form used by training (``head_to_head``).
 
-Library::
-
-    from train.evaluate import evaluate, head_to_head
-    res = evaluate("briscola5", ["heuristic", "random", "random", "random", "random"], num_deals=500)
-    print(res); res.save("runs/eval/b5")                 # table; eval.json, eval.csv, eval.png
-    head_to_head("picchetto", "heuristic", "random", num_deals=200)["mean"]
-
-Command line (the same function)::
-
-    python -m train.evaluate --game briscola5 --players heuristic random random random random \\
-        --deals 500 --seed 0 --workers 2 --out runs/eval/b5 [--flag num_hands=2] [--plain] \\
-        [--save-games runs/eval/b5/games.jsonl]                # one record per episode (envs.records)
-    python -m train.evaluate --game picchetto --rating heuristic random --deals 200   # leaderboard
-
-| argument / keyword        | meaning                                                             |
-|---------------------------|---------------------------------------------------------------------|
-| ``game``                  | ``briscola5``, ``pigugnin``, ``picchetto``                          |
-| ``players``               | one agent spec (``random``, ``heuristic``, ``ppo:PATH``, ``pretrained:GAME``) or Agent object per seat |
-| ``num_deals`` (--deals)   | deals; each is the statistical unit of the intervals                |
-| ``seed``                  | derives every deal and agent seed (``train.eval_play``)              |
-| ``flags`` (--flag k=v)    | env flags, e.g. ``episode="hand"``; values parsed as Python literals, else YAML |
-| ``duplicate`` (--plain)   | replay each deal once per seating (default) or play it once         |
-| ``seating``               | ``rotate`` (n cyclic rotations, default) or ``permute`` (all n! seatings) |
-| ``workers``               | processes; the result is identical for any number                   |
-| ``progress``              | a tqdm bar (only on a terminal)                                     |
-| ``save_games`` (--save-games) | a ``.jsonl`` file: one ``mazzo-record/1`` record per episode, in deal and seating order, with the players at each seat and the seating |
-
-Duplicate deals: on every deal each player sits once at every seat (``rotate``), so each
-player gets every hand of the deal and luck of the cards cancels out across the line-up. In
-Briscola in cinque the roles (caller, partner, defenders) follow from the auction on the
-hands, so rotating through the seats is rotating through every role the deal allows; with
-``permute`` every player also meets every arrangement of the others. Multi-hand episodes
-(a Pigugnìn game, a Picchetto match) replay the same seed, so the first hand is identical
-and later hands draw from the same stream but may differ as play diverges.
-
-Bad input (unknown game, agent, flag or seating; a line-up of the wrong size; a checkpoint
-that does not exist or does not fit the game) raises ``ConfigError`` before any game is played.
-The command line also checks ``--out`` first (a file, or a folder that cannot be created or
-written) and exits with status 2 and one ``error:`` line; Ctrl-C ends the worker processes at
-once, leaves no output files and exits with status 130 (``interrupted``).
+The package docstring (``train/evaluation/__init__.py``) describes the arguments, duplicate deals
+and the errors; ``train.evaluation.play`` the seeds and seatings.
 """
 
 from __future__ import annotations
 
-import argparse
-import ast
 import copy
 import math
-import shlex
 import signal
 import sys
 import tempfile
 import threading
-import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
@@ -61,12 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from agents.registry import parse_agent_spec
 from envs.core.errors import ConfigError, MazzoError
-from envs.registry import GAMES, make_raw_env
-from train.eval_play import SEATINGS, EvalJob, derive_seed, make_player, play_deal, run_chunk, seatings
-from train.eval_result import EvalResult
+from envs.registry import game_spec
+from train.evaluation.play import SEATINGS, EvalJob, derive_seed, play_deal, run_chunk, seatings
+from train.evaluation.result import EvalResult
 
-__all__ = ["evaluate", "head_to_head", "prepare", "parse_flag", "num_seats", "check_out_dir", "run", "main"]
+__all__ = ["evaluate", "head_to_head", "prepare", "num_seats", "check_out_dir", "check_games_file"]
 
 
 def _is_agent(obj: Any) -> bool:
@@ -84,14 +44,14 @@ def _spec_name(player: Any) -> str:
 
 
 def _build_agent(spec: str, game: str, flags: dict[str, Any]) -> Any:
-    """``make_player`` with its failures turned into errors that name the spec and the game."""
-    kind, _, arg = spec.partition(":")
-    if kind == "ppo" and arg and not (Path(arg).exists() or Path(arg + ".zip").exists()):
-        raise ConfigError(f"agent {spec!r}: checkpoint {arg!r} does not exist")
-    if kind == "pretrained" and arg in GAMES and arg != game:
-        raise ConfigError(f"agent {spec!r} was trained on {arg!r} and does not fit game {game!r}")
+    """The player of ``spec`` (``agents.registry``), its failures turned into errors that name the spec and
+    the game."""
     try:
-        return make_player(spec, game, flags)
+        parsed = parse_agent_spec(spec, game)
+    except FileNotFoundError:
+        raise ConfigError(f"agent {spec!r}: checkpoint {spec.partition(':')[2]!r} does not exist") from None
+    try:
+        return parsed.build(flags=flags)
     except MazzoError as e:
         raise (e if repr(spec) in str(e) else ConfigError(f"agent {spec!r}: {e}")) from e
     except ImportError as e:
@@ -121,8 +81,7 @@ def _probe(agent: Any, label: str, env: Any, game: str, seed: int) -> None:
 def prepare(game: str, players: list[Any], *, num_deals: int = 1, seed: int = 0, flags: dict[str, Any] | None = None,
             duplicate: bool = True, workers: int = 1, seating: str = "rotate") -> tuple[EvalJob, tuple]:
     """Validate everything and build the env and agents; raises ``ConfigError`` on bad input."""
-    if game not in GAMES:
-        raise ConfigError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
+    spec = game_spec(game)
     num_deals = _check_int("num_deals", num_deals, 1)
     seed = _check_int("seed", seed, 0)
     workers = _check_int("workers", workers, 1)
@@ -131,7 +90,7 @@ def prepare(game: str, players: list[Any], *, num_deals: int = 1, seed: int = 0,
     flags = dict(flags or {})
     if "render_mode" in flags:
         raise ConfigError("flag 'render_mode' is not an evaluation flag (evaluation never renders)")
-    env = make_raw_env(game, **flags)  # ConfigError names an unknown flag or a bad value
+    env = spec.raw_env(**flags)  # ConfigError names an unknown flag or a bad value
     n = len(env.possible_agents)
     if isinstance(players, (str, bytes)) or not isinstance(players, (list, tuple)):
         raise ConfigError(f"players must be a list with one agent spec per seat; got {players!r}")
@@ -152,9 +111,7 @@ def prepare(game: str, players: list[Any], *, num_deals: int = 1, seed: int = 0,
     for agent, p in zip(agents, players, strict=True):
         _probe(agent, _spec_name(p), env, game, seed)
     job = EvalJob(game=game, players=list(players), flags=flags, seed=seed, duplicate=duplicate, seating=seating)
-    from train.eval_games import scorer_for
-
-    return job, (env, agents, scorer_for(game))
+    return job, (env, agents, spec.figures_class()())
 
 
 class _NoBar:
@@ -281,102 +238,6 @@ def evaluate(game: str, players: list[Any], *, num_deals: int, seed: int = 0, fl
                       proportions=scorer.PROPORTIONS)
 
 
-def check_games_file(path: Path) -> None:
-    """Raise ``ConfigError`` unless ``path`` names a file that can be written (its folder may be made)."""
-    if path.is_dir():
-        raise ConfigError(f"--save-games {str(path)!r} is a folder; give a file name such as games.jsonl")
-    check_out_dir(path.parent)
-
-
-def _write_games(path: Path, records: list[dict]) -> None:
-    """One record per line (``.jsonl``), written to a temporary file and then renamed into place."""
-    from envs.records import dumps
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "w", encoding="utf-8") as f:
-        for record in records:
-            f.write(dumps(record) + "\n")
-    tmp.replace(path)
-
-
-def num_seats(game: str, flags: dict[str, Any] | None = None) -> int:
-    """Number of seats of a game with these flags (Pigugnìn: ``num_players``)."""
-    if game not in GAMES:
-        raise ConfigError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
-    return len(make_raw_env(game, **(flags or {})).possible_agents)
-
-
-def head_to_head(game: str, candidate: Any, opponent: Any, *, num_deals: int, seed: int = 0,
-                 flags: dict[str, Any] | None = None, duplicate: bool = True, workers: int = 1,
-                 progress: bool = False) -> dict[str, Any]:
-    """The candidate at one seat, the opponent at every other, rotated through every seat.
-
-    Returns the candidate's figures as plain numbers: ``mean``, ``low``, ``high``, ``ci95``
-    (reward per episode), ``mean_per_hand``, ``low_per_hand``, ``high_per_hand``,
-    ``ci95_per_hand``, ``win``, ``draw``, ``lose`` (None where undefined) with their Wilson
-    intervals ``win_low``, ``win_high``, ``draw_low`` ... (None where undefined or one deal), ``n_deals``,
-    ``episodes``, ``hands``. An opponent Agent object is copied for each extra seat.
-    """
-    n = num_seats(game, flags)
-    if isinstance(opponent, str):
-        opponents = [opponent] * (n - 1)
-    else:
-        opponents = [opponent] + [copy.deepcopy(opponent) for _ in range(n - 2)]
-    res = evaluate(game, [candidate, *opponents], num_deals=num_deals, seed=seed, flags=flags,
-                   duplicate=duplicate, workers=workers, progress=progress)
-    row = res.table[0]
-    ep, hand = row["reward_per_episode"], row["reward_per_hand"]
-    return {
-        "mean": ep["mean"], "low": ep["low"], "high": ep["high"], "ci95": ep["ci95"], "n_deals": num_deals,
-        "mean_per_hand": hand["mean"], "low_per_hand": hand["low"], "high_per_hand": hand["high"],
-        "ci95_per_hand": hand["ci95"], "win": row["win"], "draw": row["draw"], "lose": row["lose"],
-        **{f"{k}_{end}": (row["rate_intervals"][k] or {}).get(end) for k in ("win", "draw", "lose")
-           for end in ("low", "high")},
-        "episodes": row["episodes"], "hands": row["hands"],
-    }
-
-
-# -- command line -----------------------------------------------------------------------------
-
-def parse_flag(text: str) -> tuple[str, Any]:
-    """``key=value`` -> (key, value); the value is a Python literal, else YAML, else the string."""
-    key, sep, raw = text.partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise ConfigError(f"a flag must look like key=value; got {text!r}")
-    try:
-        return key, ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
-        pass
-    try:
-        import yaml
-
-        return key, yaml.safe_load(raw)
-    except Exception:  # noqa: BLE001 (not YAML either: keep the text)
-        return key, raw
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, help=f"one of {', '.join(GAMES)}")
-    who = p.add_mutually_exclusive_group(required=True)
-    who.add_argument("--players", nargs="+", metavar="SPEC", help="one agent spec per seat")
-    who.add_argument("--rating", nargs="+", metavar="SPEC", help="OpenSkill round robin over these specs")
-    p.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1, help="worker processes (same result for any number)")
-    p.add_argument("--flag", action="append", default=[], metavar="KEY=VALUE", help="env flag (repeatable)")
-    p.add_argument("--plain", action="store_true", help="plain random deals (each deal played once)")
-    p.add_argument("--seating", default="rotate", choices=SEATINGS)
-    p.add_argument("--out", default=None, help="output directory (default runs/eval/GAME__SEED__TIME)")
-    p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--save-games", default=None, metavar="FILE.jsonl",
-                   help="write every episode's record (mazzo-record/1, one per line, with the seating)")
-    return p
-
-
 def check_out_dir(out: Path) -> None:
     """Raise ``ConfigError`` unless ``out`` is, or can be made, a writable folder; leaves nothing behind.
 
@@ -414,66 +275,57 @@ def check_out_dir(out: Path) -> None:
                     pass
 
 
-def _save(result: Any, out: Path) -> dict[str, Path]:
-    """``result.save(out)``; interrupted half way, it removes what it wrote (and ``out`` if it made it)."""
-    made = not out.exists()
-    before = set(out.iterdir()) if not made else set()
-    try:
-        return result.save(out)
-    except BaseException:
-        if out.is_dir():
-            for f in set(out.iterdir()) - before:
-                if f.is_file():
-                    f.unlink()
-            if made and not any(out.iterdir()):
-                out.rmdir()
-        raise
+def check_games_file(path: Path) -> None:
+    """Raise ``ConfigError`` unless ``path`` names a file that can be written (its folder may be made)."""
+    if path.is_dir():
+        raise ConfigError(f"--save-games {str(path)!r} is a folder; give a file name such as games.jsonl")
+    check_out_dir(path.parent)
 
 
-def run(argv: list[str], echo: bool = True) -> Any:
-    """Do what the command line ``argv`` asks (evaluate or rate), save the outputs, return the result
-    (an ``EvalResult`` or a ``Leaderboard``). Raises ``ConfigError`` on bad input."""
-    args = _parser().parse_args(argv)
-    command = "python -m train.evaluate " + shlex.join(argv)
-    flags = dict(parse_flag(f) for f in args.flag)
-    out = Path(args.out or f"runs/eval/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
-    check_out_dir(out)  # a bad --out fails now, not after the whole evaluation
-    if args.save_games is not None:
-        if args.rating:
-            raise ConfigError("--save-games works with --players (a line-up), not with --rating")
-        check_games_file(Path(args.save_games))
-    if args.rating:
-        from train.rating import round_robin
+def _write_games(path: Path, records: list[dict]) -> None:
+    """One record per line (``.jsonl``), written to a temporary file and then renamed into place."""
+    from envs.records import dumps
 
-        result = round_robin(args.game, args.rating, num_deals=args.deals, seed=args.seed, flags=flags,
-                             workers=args.workers, duplicate=not args.plain, progress=not args.no_progress,
-                             command=command)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "w", encoding="utf-8") as f:
+        for record in records:
+            f.write(dumps(record) + "\n")
+    tmp.replace(path)
+
+
+def num_seats(game: str, flags: dict[str, Any] | None = None) -> int:
+    """Number of seats of a game with these flags (Pigugnìn: ``num_players``); no env is built."""
+    return game_spec(game).num_players(flags)
+
+
+def head_to_head(game: str, candidate: Any, opponent: Any, *, num_deals: int, seed: int = 0,
+                 flags: dict[str, Any] | None = None, duplicate: bool = True, workers: int = 1,
+                 progress: bool = False) -> dict[str, Any]:
+    """The candidate at one seat, the opponent at every other, rotated through every seat.
+
+    Returns the candidate's figures as plain numbers: ``mean``, ``low``, ``high``, ``ci95``
+    (reward per episode), ``mean_per_hand``, ``low_per_hand``, ``high_per_hand``,
+    ``ci95_per_hand``, ``win``, ``draw``, ``lose`` (None where undefined) with their Wilson
+    intervals ``win_low``, ``win_high``, ``draw_low`` ... (None where undefined or one deal), ``n_deals``,
+    ``episodes``, ``hands``. An opponent Agent object is copied for each extra seat.
+    """
+    n = num_seats(game, flags)
+    if isinstance(opponent, str):
+        opponents = [opponent] * (n - 1)
     else:
-        result = evaluate(args.game, args.players, num_deals=args.deals, seed=args.seed, flags=flags,
-                          duplicate=not args.plain, workers=args.workers, progress=not args.no_progress,
-                          seating=args.seating, command=command, save_games=args.save_games)
-    paths = _save(result, out)
-    if args.save_games is not None:
-        paths = {**paths, "games": Path(args.save_games)}
-    if echo:
-        print(result)
-        print("saved: " + ", ".join(str(p) for p in paths.values()))
-    return result
+        opponents = [opponent] + [copy.deepcopy(opponent) for _ in range(n - 2)]
+    res = evaluate(game, [candidate, *opponents], num_deals=num_deals, seed=seed, flags=flags,
+                   duplicate=duplicate, workers=workers, progress=progress)
+    row = res.table[0]
+    ep, hand = row["reward_per_episode"], row["reward_per_hand"]
+    return {
+        "mean": ep["mean"], "low": ep["low"], "high": ep["high"], "ci95": ep["ci95"], "n_deals": num_deals,
+        "mean_per_hand": hand["mean"], "low_per_hand": hand["low"], "high_per_hand": hand["high"],
+        "ci95_per_hand": hand["ci95"], "win": row["win"], "draw": row["draw"], "lose": row["lose"],
+        **{f"{k}_{end}": (row["rate_intervals"][k] or {}).get(end) for k in ("win", "draw", "lose")
+           for end in ("low", "high")},
+        "episodes": row["episodes"], "hands": row["hands"],
+    }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line: 0 done, 2 bad input (one ``error:`` line), 130 interrupted (Ctrl-C)."""
-    try:
-        run(list(sys.argv[1:] if argv is None else argv))
-    except MazzoError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        # the workers are already ended and nothing was saved (or what was is removed again)
-        print("interrupted", file=sys.stderr)
-        return 130
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -2,7 +2,7 @@
 
 Every episode is reduced to a vector of per-seat counters (``COMMON`` first, then the
 game's own); the evaluator sums them over the seatings of a deal. Figures are ratios of two
-counters summed over deals (see ``train.stats.ratio_ci``), so they all get 95% intervals.
+counters summed over deals (see ``train.evaluation.stats.ratio_ci``), so they all get 95% intervals.
 
 Common counters (every game):
 
@@ -25,7 +25,7 @@ Outcomes, per game:
 Game figures: see ``FIGURES`` of each scorer (name, numerator, denominator, meaning). The
 figures named in a scorer's ``PROPORTIONS`` (and the win/draw/lose rates) are shares (the
 numerator counts a subset of the denominator), so their intervals are Wilson intervals
-(``train.stats.proportion_ci``) and stay inside [0, 1]; the others are ratios (delta method).
+(``train.evaluation.stats.proportion_ci``) and stay inside [0, 1]; the others are ratios (delta method).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 
 from envs.briscola5.game import BID_IDS, bid_value
 
-__all__ = ["COMMON", "Figure", "GameScorer", "scorer_for"]
+__all__ = ["COMMON", "Figure", "GameScorer", "Briscola5Scorer", "PigugninScorer", "PicchettoScorer"]
 
 COMMON = ("episodes", "reward", "hands", "decided", "win", "draw", "lose")
 
@@ -210,11 +210,3 @@ class PicchettoScorer(GameScorer):
             for seat, row in enumerate(rows):
                 row[ix["games"]] += 1
                 row[ix["games_won"]] += g["winner"] == seat
-
-
-_SCORERS = {s.game: s for s in (Briscola5Scorer, PigugninScorer, PicchettoScorer)}
-
-
-def scorer_for(game: str) -> GameScorer:
-    """The scorer of a game; a game without one gets the common counters only."""
-    return _SCORERS.get(game, GameScorer)()

@@ -30,7 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from train.eval_games import GameScorer, scorer_for
+from agents.registry import parse_agent_spec
+from envs.registry import game_spec
+from train.evaluation.figures import GameScorer
 
 __all__ = ["EvalJob", "derive_seed", "make_player", "seatings", "play_episode", "play_deal", "run_chunk"]
 
@@ -83,12 +85,8 @@ def play_episode(env: Any, agents: list[Any], deal_seed: int, agent_seeds: list[
 
 
 def make_player(spec: str, game: str, flags: dict[str, Any]) -> Any:
-    """``make_agent(spec, game)``; trained agents also get the env flags to check their input shape."""
-    from agents import make_agent
-
-    if spec.startswith(("ppo:", "pretrained:")):
-        return make_agent(spec, game, flags=dict(flags))
-    return make_agent(spec, game)
+    """The player of ``spec`` (``agents.registry``); trained agents also get the env flags to check their input shape."""
+    return parse_agent_spec(spec, game).build(flags=flags)
 
 
 @dataclass
@@ -104,12 +102,11 @@ class EvalJob:
     records: bool = False  # keep every episode's record (``--save-games``)
 
     def build(self) -> tuple[Any, list[Any], GameScorer]:
-        """The raw env, one agent per line-up entry, and the scorer."""
-        from envs.registry import make_raw_env
-
-        env = make_raw_env(self.game, **self.flags)
+        """The raw env, one agent per line-up entry, and the scorer (the game's figures)."""
+        spec = game_spec(self.game)
+        env = spec.raw_env(**self.flags)
         agents = [make_player(p, self.game, self.flags) if isinstance(p, str) else p for p in self.players]
-        return env, agents, scorer_for(self.game)
+        return env, agents, spec.figures_class()()
 
 
 def play_deal(job: EvalJob, built: tuple[Any, list[Any], GameScorer], d: int,

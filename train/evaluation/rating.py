@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from envs.core.errors import ConfigError
-from train.evaluate import evaluate, num_seats
-from train.stats import mean_ci
+from train.evaluation.core import evaluate, num_seats, prepare
+from train.evaluation.stats import mean_ci
 
 __all__ = ["Leaderboard", "round_robin", "lineups"]
 
@@ -139,8 +139,6 @@ def round_robin(game: str, specs: list[str], *, num_deals: int, seed: int = 0, f
     n = num_seats(game, flags)
     plan = lineups(list(specs), n)
     # Validate every spec before any game (evaluate validates again per line-up, cheaply).
-    from train.evaluate import prepare
-
     for lineup in plan:
         prepare(game, lineup, num_deals=num_deals, seed=seed, flags=flags, duplicate=duplicate, workers=workers)
     # per line-up: per-deal mean reward per seat of each spec in it

@@ -1,7 +1,7 @@
 """``EvalResult``: the numbers of one evaluation, as a table, JSON, CSV and a PNG chart.
 
 It keeps the per-deal counters (``deal_counts[deal, entry, counter]``, see
-``train.eval_games``) and derives every figure from them with the deal as the unit:
+``train.evaluation.figures``) and derives every figure from them with the deal as the unit:
 
 | row key              | value                                                          |
 |----------------------|----------------------------------------------------------------|
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from train.eval_games import Figure
-from train.stats import Interval, proportion_ci, ratio_ci
+from train.evaluation.figures import Figure
+from train.evaluation.stats import Interval, proportion_ci, ratio_ci
 
 __all__ = ["EvalResult", "player_labels"]
 
