@@ -4,7 +4,7 @@ The interface, ``OpponentPolicy``: one call decides for every game in which this
 
 | member | what |
 |---|---|
-| ``name`` | a short label (logs, reports) |
+| ``name`` | a short label for logs (optional) |
 | ``act(obs, mask)`` | ``obs``: float32 ``(k, obs_size)``, ``mask``: int8 ``(k, num_actions)``, ``k >= 1`` rows; returns int64 ``(k,)``, a legal action per row |
 
 Each row is one game's observation of the seat now to act (seat-relative, byte-identical to the AEC
@@ -52,8 +52,6 @@ OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "ppo:PATH", "pretra
 @runtime_checkable
 class OpponentPolicy(Protocol):
     """Acts in many games at once (see the module docstring)."""
-
-    name: str
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
 
@@ -138,9 +136,7 @@ def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any
     if spec in ("heuristic", "heuristic-python"):
         cls = batched_heuristic_class(game) if spec == "heuristic" else None
         if cls is not None:
-            opp = cls(game, seed=seed, flags=dict(flags))
-            opp.name = "heuristic"
-            return opp
+            return cls(game, seed=seed, flags=dict(flags))
         return AgentRows(make_agent("heuristic", game, seed=seed), name=spec)
     kind, _, arg = spec.partition(":")
     if kind in ("ppo", "pretrained") and arg:

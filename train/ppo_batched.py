@@ -94,9 +94,9 @@ class Args:
     """the trainer: 'batched' (this script; `python -m train.ppo` dispatches here when a config says so)"""
     seed: int = 1
     """seeds Python, NumPy, torch, the engine's deals, the seat draws and the opponents; evaluation deals derive from it"""
-    total_timesteps: int = 2_000_000
+    total_timesteps: int = 1_000_000
     """learner decisions to collect in total (training stops at the first rollout boundary at or past it)"""
-    num_envs: int = 512
+    num_envs: int = 256
     """games stepped together by the batched engine"""
     num_steps: int = 64
     """engine steps per rollout (each advances every game by one decision, the learner's or an opponent's)"""
@@ -124,7 +124,7 @@ class Args:
     """decay the learning rate linearly to 0 at total_timesteps"""
     n_epochs: int = 2
     """optimisation epochs per rollout"""
-    minibatch_size: int = 4096
+    minibatch_size: int = 1024
     """samples per gradient step (the last minibatch of an epoch takes the remainder)"""
     gamma: float = 1.0
     """discount factor, per decision of the seat (card games are short and scored at the end)"""
@@ -323,8 +323,8 @@ class BatchedPPO:
     """The engine, the seats, the opponents, the networks and PPO: ``collect()`` a rollout, then ``update()``.
 
     ``timers`` accumulates wall seconds per part (``env``: engine steps, ``learner``: the networks in the
-    rollout, ``opponents``: opponent decisions, ``update``: GAE and the epochs; ``benchmarks/train_speed.py``
-    reads them). Seeds come from ``seeds`` (six ints, ``np.random.SeedSequence(args.seed)``).
+    rollout, ``opponents``: opponent decisions, of which there were ``opponent_decisions``, ``update``:
+    GAE and the epochs; ``benchmarks/train_speed.py`` reads them). Seeds come from ``seeds`` (six ints, ``np.random.SeedSequence(args.seed)``).
     """
 
     def __init__(self, args: Args, seeds: np.ndarray):
@@ -351,7 +351,7 @@ class BatchedPPO:
         self.actor = build_actor(size, A, list(args.net_arch), args.activation)
         self.critic = build_critic(size, list(args.net_arch), args.activation)
         self.params = [*self.actor.parameters(), *self.critic.parameters()]
-        self.optimizer = torch.optim.Adam(self.params, lr=args.learning_rate, eps=1e-5)
+        self.optimizer = torch.optim.Adam(self.params, lr=args.learning_rate, eps=1e-5, fused=True)
         self.buf = SeatRollout(B, n, size, A, args.num_steps)
         self.games = np.arange(B)
         self.actions = np.zeros(B, dtype=np.int64)
@@ -361,7 +361,8 @@ class BatchedPPO:
         self.returns_sp: collections.deque = collections.deque(maxlen=100)  # seats of self-play games
         self.lengths: collections.deque = collections.deque(maxlen=100)
         self.global_step = self.episodes = 0
-        self.timers = collections.defaultdict(float)
+        self.timers: collections.defaultdict = collections.defaultdict(float)
+        self.opponent_decisions = 0
 
     def add_snapshot(self, path: Path, step: int) -> None:
         """Put the safe checkpoint ``path`` (a frozen learner) in the self-play pool; it samples its policy."""
@@ -407,6 +408,7 @@ class BatchedPPO:
                 t1 = clock()
                 if len(learner) < len(games):
                     others = np.flatnonzero(owner != 0)
+                    self.opponent_decisions += len(others)
                     who = owner[others]
                     for slot in np.unique(who):
                         rows = others[who == slot]
@@ -460,9 +462,12 @@ class BatchedPPO:
             approx_kl = 0.0
             for mb in idx[torch.randperm(len(idx), generator=self.shuffle_gen)].split(args.minibatch_size):
                 x = obs_t[mb]
-                logp_all = torch.log_softmax(self.actor(x).masked_fill(~mask_t[mb], HUGE_NEG), -1)
+                logits = self.actor(x).masked_fill(~mask_t[mb], HUGE_NEG)
+                logp_all = torch.log_softmax(logits, -1)
                 newlogp = logp_all.gather(1, act_t[mb][:, None])[:, 0]
-                entropy = -(logp_all.exp() * logp_all).sum(-1).mean()  # masked: 0 * (-1e8) = 0, no NaN
+                # masked: probability 0 times a finite log, no NaN; softmax, not exp(logp): exp's underflow
+                # path on -1e8 is 50x slower
+                entropy = -(torch.softmax(logits, -1) * logp_all).sum(-1).mean()
                 logratio = newlogp - logp_t[mb]
                 ratio = logratio.exp()
                 mb_adv = adv_t[mb]
@@ -543,7 +548,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(Args, argv, prog=prog)
     meta = check_args(args)
-    from train.ppo import (
+    from train.runs import (
         EVAL_SEED,
         FINAL_SEED,
         METRIC_KEYS,
@@ -553,7 +558,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
         new_run_dir,
         pin_numerics,
     )
-    from train.ppo import numerics as numerics_of
+    from train.runs import numerics as numerics_of
 
     preloaded = "torch" in sys.modules  # then the pins below may come too late (a notebook, a test)
     pin_numerics()
@@ -657,10 +662,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
         shown = t.returns_vs if t.returns_vs or not t.returns_sp else t.returns_sp
         fps = collected / elapsed if elapsed > 0 else 0.0  # this rollout and update (the first one compiles)
         row = {"step": t.global_step, "episodes": t.episodes,
-               "ep_return_mean": float(np.mean(shown)) / args.reward_scale if shown else "",
+               "ep_return_mean": float(np.mean(shown)) if shown else "",  # game units (returns are unscaled)
                "ep_len_mean": float(np.mean(t.lengths)) if t.lengths else "",
                "time": round(time.time() - started, 2), **{k: metrics.get(k, float("nan")) for k in METRIC_KEYS},
-               "ep_return_selfplay": float(np.mean(t.returns_sp)) / args.reward_scale if t.returns_sp else "",
+               "ep_return_selfplay": float(np.mean(t.returns_sp)) if t.returns_sp else "",
                "samples": metrics["samples"], "fps": round(fps, 1)}
         append_csv(run_dir / "metrics.csv", row)
         if shown:
@@ -713,7 +718,7 @@ def cli() -> None:
 
 
 if __name__ == "__main__":
-    from train.ppo import pin_numerics
+    from train.runs import pin_numerics
 
     pin_numerics()
     cli()

@@ -29,7 +29,8 @@ GAMES = ("briscola5", "pigugnin", "picchetto")
 FLAGS = {"briscola5": {}, "pigugnin": {"num_players": 4, "episode": "hand"}, "picchetto": {"episode": "hand"}}
 TINY = ["--total_timesteps", "3000", "--num_envs", "16", "--num_steps", "32", "--minibatch_size", "256",
         "--n_epochs", "1", "--net_arch", "[16]", "--eval_every", "1500", "--eval_deals", "2", "--final_deals", "2",
-        "--eval_opponents", "[random]", "--reference_levels", "false", "--opponents", "random", "--progress", "false"]
+        "--eval_opponents", "[random]", "--reference_levels", "false", "--opponents", "random", "--progress", "false",
+        "--bc_episodes", "0"]
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -268,13 +269,15 @@ def test_configs_select_the_batched_trainer():
 @pytest.mark.parametrize("game", [pytest.param("briscola5", marks=pytest.mark.slow), "pigugnin", "picchetto"])
 def test_tiny_run_writes_every_artifact(game, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
+    warm = ["--bc_episodes", "3", "--bc_epochs", "1"] if game == "briscola5" else []  # the warm start too
     run = main(tiny_argv(game, tmp_path, "--selfplay", "true", "--snapshot_every", "1000", "--all_seats_share", "0.5",
-                         "--reference_levels", "true"))
+                         "--reference_levels", "true", *warm))
     assert run.name.startswith(f"{game}__ppo_batched__1__")
     for name in ("config.yaml", "best.mazzo.zip", "last.mazzo.zip", "metrics.csv", "eval.csv", "final_eval.json",
                  "report.md", "learning_curve.png"):
         assert (run / name).is_file(), name
     assert any((run / "tb").iterdir()) and any((run / "snapshots").iterdir())
+    assert (run / "imitation.json").is_file() == (game == "briscola5")
     steps = [int(r["step"]) for r in rows(run / "metrics.csv")]
     assert steps == sorted(steps) and steps[-1] >= 3000
     evals = rows(run / "eval.csv")
