@@ -65,8 +65,19 @@ import yaml
 
 from agents.registry import make_agent
 from envs.core.errors import ConfigError
-from envs.registry import GAMES, make_raw_env
+from envs.registry import GAMES, game_spec
 from train.config import parse_args, to_dict
+from train.runs import (
+    EVAL_SEED,
+    FINAL_SEED,
+    METRIC_KEYS,
+    PINNED_ENV,
+    append_csv,
+    head_to_head_row,
+    new_run_dir,
+    numerics,
+    pin_numerics,
+)
 
 
 @dataclass
@@ -158,9 +169,11 @@ class Args:
 
 def check_args(args: Args) -> dict[str, Any]:
     """Validate everything before training; returns the checkpoint metadata of this setup."""
-    if args.game not in GAMES:
-        raise ConfigError(f"invalid value {args.game!r} for 'game'; allowed: {', '.join(GAMES)}")
-    raw = make_raw_env(args.game, **args.env)  # unknown or invalid flags raise ConfigError here
+    try:
+        spec = game_spec(args.game)
+    except ConfigError:
+        raise ConfigError(f"invalid value {args.game!r} for 'game'; allowed: {', '.join(GAMES)}") from None
+    num_players = spec.num_players(args.env)  # unknown or invalid flags raise ConfigError here (no env is built)
     positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_deals", "final_deals",
                 "snapshot_every", "max_snapshots", "eval_workers", "torch_threads", "bc_epochs")
     for key in positive:
@@ -182,19 +195,19 @@ def check_args(args: Args) -> dict[str, Any]:
     if not args.eval_opponents:
         raise ConfigError("'eval_opponents' is empty; give at least one agent spec, e.g. [heuristic, random]")
     opponents = args.opponents.split(",") if isinstance(args.opponents, str) else list(args.opponents)
-    for spec in [*opponents, *args.eval_opponents, *([args.bc_teacher] if args.bc_episodes else [])]:
+    for agent in [*opponents, *args.eval_opponents, *([args.bc_teacher] if args.bc_episodes else [])]:
         try:
-            make_agent(str(spec).strip(), args.game)
+            make_agent(str(agent).strip(), args.game)  # agents.registry.parse_agent_spec, then the player is built
         except ImportError as e:
-            raise ConfigError(f"agent {spec!r} is not available for {args.game}: {e}") from None
+            raise ConfigError(f"agent {agent!r} is not available for {args.game}: {e}") from None
     meta = {
         "game": args.game,
         "flags": dict(args.env),
-        "obs_shape": list(raw.observation_space(raw.possible_agents[0])["observation"].shape),
-        "num_actions": int(raw.action_space(raw.possible_agents[0]).n),
+        "obs_shape": list(spec.observation_shape(args.env)),
+        "num_actions": int(spec.num_actions),
     }
-    if args.seat != "random" and not (isinstance(args.seat, int) and 0 <= args.seat < len(raw.possible_agents)):
-        raise ConfigError(f"invalid value {args.seat!r} for 'seat'; allowed: 'random' or 0..{len(raw.possible_agents) - 1}")
+    if args.seat != "random" and not (isinstance(args.seat, int) and 0 <= args.seat < num_players):
+        raise ConfigError(f"invalid value {args.seat!r} for 'seat'; allowed: 'random' or 0..{num_players - 1}")
     if args.resume is not None:
         from agents.trained import read_run_metadata
 
@@ -224,15 +237,6 @@ def make_env_fn(args: Args, snapshots: list[str]):
     return thunk
 
 
-def head_to_head_row(game: str, candidate: Any, opponent: str, deals: int, seed: int, flags: dict, workers: int) -> dict:
-    """One evaluation through the evaluation tool: the candidate at every seat in turn, ``opponent`` elsewhere."""
-    from train.evaluate import head_to_head
-
-    r = head_to_head(game, candidate, opponent, num_deals=deals, seed=seed, flags=flags, workers=workers)
-    return {"opponent": opponent, **{k: r[k] for k in ("mean", "low", "high", "ci95", "n_deals")},
-            "mean_per_hand": r.get("mean_per_hand")}
-
-
 def whole_rollouts(total: int, done: int, rollout: int) -> int:
     """``total`` rounded up so that the steps still to do are whole rollouts (``n_steps * n_envs``):
     PPO only stops between rollouts, so that is what a run does anyway; the run records and reports it."""
@@ -242,20 +246,6 @@ def whole_rollouts(total: int, done: int, rollout: int) -> int:
         print(f"total_timesteps: {total} rounded up to {rounded} ({done} done + whole rollouts of "
               f"n_steps * n_envs = {rollout} steps)", flush=True)
     return rounded
-
-
-def new_run_dir(parent: Path, args: Args) -> Path:
-    """A new, empty ``{game}__{exp_name}__{seed}__{unix time}`` folder (``_2``, ``_3`` ... within one second)."""
-    base = f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
-    parent.mkdir(parents=True, exist_ok=True)
-    for k in range(1, 1000):
-        run_dir = parent / (base if k == 1 else f"{base}_{k}")
-        try:
-            run_dir.mkdir()
-            return run_dir
-        except FileExistsError:
-            continue
-    raise ConfigError(f"cannot create a new run folder {base} in {parent}")
 
 
 def carry_history(origin: Path, run_dir: Path, step: int, exact: bool) -> None:
@@ -281,82 +271,38 @@ def carry_history(origin: Path, run_dir: Path, step: int, exact: bool) -> None:
 
 #: Args that define the training envs: a resume restores the envs' saved state only if none changed.
 ENV_KEYS = ("game", "env", "opponents", "seat", "reward_scale", "n_envs", "snapshot_share", "max_snapshots")
-EVAL_SEED, FINAL_SEED = 1_000_003, 2_000_003  # offsets: periodic and final deals never coincide
-METRIC_KEYS = ("loss", "policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction",
-               "explained_variance")
-
-
-def append_csv(path: Path, row: dict[str, Any]) -> None:
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(row))
-        if new:
-            w.writeheader()
-        w.writerow(row)
-
-
-#: Numerics pinned for runs that reproduce bit for bit (README, "Reproducibility"). Set before torch
-#: loads (``pin_numerics``); a variable already set by the user is kept, and the run records what was used.
-#: One thread (a float sum's order depends on how the work is split), and the AVX2 code paths of MKL
-#: (its strict conditional numerical reproducibility mode: also independent of memory alignment) and of
-#: ATen's vectorised kernels: without them each library picks kernels for the CPU it runs on (AVX-512,
-#: AMX ...), whose float results differ in the last bits; PPO's action sampling turns that into a
-#: different run once a sampled action flips (in the default Briscola run: in its last rollouts).
-PINNED_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MKL_CBWR": "AVX2,STRICT", "ATEN_CPU_CAPABILITY": "avx2"}
-
-
-def pin_numerics() -> None:
-    """Set ``PINNED_ENV`` (unless set already); effective only if torch is not loaded yet."""
-    for key, value in PINNED_ENV.items():
-        os.environ.setdefault(key, value)
-
-
-def numerics(torch: Any) -> dict[str, Any]:
-    """What decides a run's floats, as this run had it (recorded in final_eval.json and the report)."""
-    import platform
-
-    import sb3_contrib
-    import stable_baselines3
-
-    cpu = next((line.split(":", 1)[1].strip() for line in _read_text("/proc/cpuinfo").splitlines()
-                if line.startswith("model name")), platform.processor())
-    return {"torch": torch.__version__, "threads": torch.get_num_threads(),
-            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-            **{k.lower(): os.environ.get(k) for k in PINNED_ENV}, "numpy": np.__version__,
-            "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__,
-            "python": platform.python_version(), "machine": f"{platform.system()} {platform.machine()}, {cpu}"}
-
-
-def _read_text(path: str) -> str:
-    try:
-        return Path(path).read_text()
-    except OSError:
-        return ""
 
 
 def main(argv: list[str] | None = None) -> Path:
+    """One run, top to bottom: check the config, set up, warm start, learn, evaluate, report."""
+    argv = sys.argv[1:] if argv is None else argv
     from train.ppo_batched import wants_batched  # `engine: batched` in the config: train/ppo_batched.py trains
 
-    if wants_batched(sys.argv[1:] if argv is None else argv):
+    if wants_batched(argv):
         from train.ppo_batched import main as batched_main
 
-        return batched_main(sys.argv[1:] if argv is None else argv, prog="python -m train.ppo")
-    args = parse_args(Args, sys.argv[1:] if argv is None else argv, prog="python -m train.ppo")
+        return batched_main(argv, prog="python -m train.ppo")
+    args = parse_args(Args, argv, prog="python -m train.ppo")
     meta = check_args(args)
     preloaded = "torch" in sys.modules  # then the pins below may come too late (a notebook, a test)
-    pin_numerics()
+    pin_numerics()  # before torch loads: the heavy imports come only after the config is known to be good
 
-    # Heavy imports only after the config is known to be good.
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+    run_dir, resume_state = setup_run_dir(args)
+    meta = {**meta, "run_name": run_dir.name, "config": to_dict(args)}
+    platform_info = seed_everything(args, preloaded)
+    model, vec = build_model(args, run_dir, resume_state)
+    if args.bc_episodes and not args.resume:
+        warm_start(args, model, run_dir)
+    timing = learn(args, model, vec, run_dir, meta, resume_state)
+    final = final_evaluation(args, run_dir)
+    return write_final(args, run_dir, {**final, "timing": timing, "numerics": platform_info}, argv)
 
-    from agents.trained import TrainedAgent, export_checkpoint, read_metadata, save_checkpoint, save_policy
-    from train.report import write_report
 
-    # -- run directory: always a new one; a resumed run starts its own, beside the run it continues -----
+def setup_run_dir(args: Args) -> tuple[Path, dict[str, Any] | None]:
+    """The run directory (always a new one; a resumed run starts its own, beside the run it continues) with
+    its ``config.yaml``, and the saved training state to restore (None: none, or the envs changed)."""
+    from agents.trained import read_metadata
+
     resume_state: dict[str, Any] | None = None
     done = int(read_metadata(args.resume).get("num_timesteps", 0)) if args.resume else 0
     args.total_timesteps = whole_rollouts(args.total_timesteps, done, args.n_steps * args.n_envs)
@@ -374,11 +320,14 @@ def main(argv: list[str] | None = None) -> Path:
         carry_history(origin, run_dir, done, exact=resume_state is not None)
     else:
         run_dir = new_run_dir(Path(args.runs_dir), args)
-    run_name = run_dir.name
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(args), sort_keys=False))
-    meta = {**meta, "run_name": run_name, "config": to_dict(args)}
+    return run_dir, resume_state
 
-    # -- seeding: the only place global generators are seeded ------------------------------------------
+
+def seed_everything(args: Args, preloaded: bool) -> dict[str, Any]:
+    """The only place global generators are seeded; returns the run's numerics (``numerics``, ``pinned``)."""
+    import torch
+
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
@@ -389,13 +338,20 @@ def main(argv: list[str] | None = None) -> Path:
     if not platform_info["pinned"]:
         print(f"note: numerics not pinned (torch loaded before train.ppo, or {', '.join(PINNED_ENV)} set otherwise): "
               "this run reproduces on this machine, not necessarily bit for bit on another CPU", flush=True)
+    return platform_info
 
-    # -- environments ---------------------------------------------------------------------------------
+
+def build_model(args: Args, run_dir: Path, resume_state: dict[str, Any] | None) -> tuple[Any, Any]:
+    """The training envs (a ``VecMonitor``) and the MaskablePPO model: new, or loaded for ``--resume``
+    (with the envs, monitor and generators restored when ``resume_state`` is given)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
     snapshots = resume_state["snapshots"] if resume_state else []
     fns = [make_env_fn(args, snapshots) for _ in range(args.n_envs)]
     vec = VecMonitor(SubprocVecEnv(fns) if args.vec_env == "subproc" else DummyVecEnv(fns))
-
-    # -- model ----------------------------------------------------------------------------------------
     if args.resume:
         model = MaskablePPO.load(args.resume, env=vec, device="cpu", force_reset=resume_state is None)
         if resume_state is None:
@@ -416,101 +372,135 @@ def main(argv: list[str] | None = None) -> Path:
             policy_kwargs={"net_arch": list(args.net_arch)}, seed=args.seed, device="cpu", verbose=0,
         )
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
-    if args.bc_episodes and not args.resume:  # warm start by imitation (train/imitation.py)
-        from train.imitation import collect, pretrain
+    return model, vec
 
-        t0 = time.time()
-        demos = collect(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=args.seed,
-                        reward_scale=args.reward_scale)
-        stats = pretrain(model.policy, demos, epochs=args.bc_epochs, lr=args.bc_lr, seed=args.seed)
-        stats = {"teacher": args.bc_teacher, "episodes": args.bc_episodes, "seconds": round(time.time() - t0, 1),
-                 **stats}
-        (run_dir / "imitation.json").write_text(json.dumps(stats, indent=1))
-        print(f"warm start: imitated {args.bc_teacher} on {stats['samples']} decisions, "
-              f"accuracy {stats['accuracy']:.3f}", flush=True)
 
-    # -- evaluation, checkpoints and self-play, at rollout boundaries ----------------------------------
-    def evaluate_now(step: int) -> list[dict]:
-        agent = TrainedAgent.from_model(model, args.game, meta)
-        rows = []
-        for opp in args.eval_opponents:
-            row = head_to_head_row(args.game, agent, opp, args.eval_deals, EVAL_SEED + args.seed, args.env, 1)
-            rows.append({"step": step, **row})
-            append_csv(run_dir / "eval.csv", rows[-1])
-            tag = opp.replace(":", "_").replace("/", "_")
-            model.logger.record(f"eval/vs_{tag}/mean", row["mean"])
-            model.logger.record(f"eval/vs_{tag}/ci95", row["ci95"])
-        return rows
+def warm_start(args: Args, model: Any, run_dir: Path) -> None:
+    """Imitate ``bc_teacher`` before PPO (``train/imitation.py``); its figures go to ``imitation.json``."""
+    from train.imitation import collect, pretrain
 
-    class Schedule(BaseCallback):
-        """Logs metrics.csv, evaluates, saves best/last and self-play snapshots between rollouts."""
+    t0 = time.time()
+    demos = collect(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=args.seed,
+                    reward_scale=args.reward_scale)
+    stats = pretrain(model.policy, demos, epochs=args.bc_epochs, lr=args.bc_lr, seed=args.seed)
+    stats = {"teacher": args.bc_teacher, "episodes": args.bc_episodes, "seconds": round(time.time() - t0, 1),
+             **stats}
+    (run_dir / "imitation.json").write_text(json.dumps(stats, indent=1))
+    print(f"warm start: imitated {args.bc_teacher} on {stats['samples']} decisions, "
+          f"accuracy {stats['accuracy']:.3f}", flush=True)
 
-        def __init__(self, state: dict[str, Any] | None):
-            super().__init__()
-            self.s = state or {"next_eval": 0, "next_snapshot": args.snapshot_every, "best": None,
-                               "episodes": 0, "started": time.time(), "snapshots": list(snapshots)}
 
-        def _on_step(self) -> bool:
-            self.s["episodes"] += int(np.sum(self.locals["dones"]))
-            return True
+def evaluate_policy(model: Any, args: Args, run_dir: Path, meta: dict[str, Any], step: int) -> list[dict]:
+    """The periodic evaluation of the live policy against each of ``eval_opponents`` (eval.csv, TensorBoard)."""
+    from agents.trained import TrainedAgent
 
-        def _on_rollout_start(self) -> None:
-            step = self.model.num_timesteps
-            if step > self.s.get("logged", 0):
-                self.log_metrics(step)
-            if step >= self.s["next_eval"]:
-                self.evaluate(step)
-            if args.selfplay and step >= self.s["next_snapshot"]:
-                path = run_dir / "snapshots" / f"step_{step}.mazzo.zip"
-                save_policy(self.model, path, meta)  # play-only, safe to load
-                self.training_env.env_method("add_opponent", f"ppo:{path}")
-                self.s["snapshots"].append(f"ppo:{path}")
-                self.s["next_snapshot"] = step + args.snapshot_every
+    agent = TrainedAgent.from_model(model, args.game, meta)
+    rows = []
+    for opp in args.eval_opponents:
+        row = head_to_head_row(args.game, agent, opp, args.eval_deals, EVAL_SEED + args.seed, args.env, 1)
+        rows.append({"step": step, **row})
+        append_csv(run_dir / "eval.csv", rows[-1])
+        tag = opp.replace(":", "_").replace("/", "_")
+        model.logger.record(f"eval/vs_{tag}/mean", row["mean"])
+        model.logger.record(f"eval/vs_{tag}/ci95", row["ci95"])
+    return rows
 
-        def log_metrics(self, step: int) -> None:
-            self.s["logged"] = step
-            eps = list(self.model.ep_info_buffer)
-            values = self.model.logger.name_to_value
-            append_csv(run_dir / "metrics.csv", {
-                "step": step, "episodes": self.s["episodes"],
-                "ep_return_mean": np.mean([e["r"] for e in eps]) / args.reward_scale if eps else "",
-                "ep_len_mean": np.mean([e["l"] for e in eps]) if eps else "",
-                "time": round(time.time() - self.s["started"], 2),
-                **{k: values.get(f"train/{k}", "") for k in METRIC_KEYS},
-            })
 
-        def evaluate(self, step: int) -> None:
-            rows = evaluate_now(step)
-            if self.s["best"] is None or rows[0]["mean"] > self.s["best"]:
-                self.s["best"] = rows[0]["mean"]
-                save_checkpoint(self.model, run_dir / "best.zip", meta)  # SB3 run file (trusted, --resume)
-                save_policy(self.model, run_dir / "best.mazzo.zip", meta)  # safe checkpoint to play
-            if args.eval_every:
-                self.s["next_eval"] = step + args.eval_every
-            else:
-                self.s["next_eval"] = float("inf")
-            self.save_last()
+class Schedule:
+    """Logs metrics.csv, evaluates, saves best/last and self-play snapshots between rollouts.
 
-        def save_last(self) -> None:
-            self.s["elapsed"] = time.time() - self.s["started"]
-            save_checkpoint(self.model, run_dir / "last.zip", meta)
-            save_policy(self.model, run_dir / "last.mazzo.zip", meta)
-            state = {
-                "envs": self.training_env.env_method("get_state"),
-                "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
-                "callback": self.s, "snapshots": self.s["snapshots"],
-                "monitor": {k: getattr(vec, k) for k in ("episode_returns", "episode_lengths", "episode_count")},
-            }
-            (run_dir / "last_state.pkl").write_bytes(pickle.dumps(state))
+    The Stable-Baselines3 callback is this class with ``BaseCallback`` mixed in (``make_schedule``): this
+    module does not import SB3, so that torch loads only after ``pin_numerics``. ``s`` is the state a
+    resume restores (``last_state.pkl``)."""
 
-    schedule = Schedule(resume_state["callback"] if resume_state else None)
+    def __init__(self, args: Args, run_dir: Path, meta: dict[str, Any], vec: Any, state: dict[str, Any] | None):
+        super().__init__()  # BaseCallback
+        self.args, self.run_dir, self.meta, self.vec = args, run_dir, meta, vec
+        self.s = state or {"next_eval": 0, "next_snapshot": args.snapshot_every, "best": None,
+                           "episodes": 0, "started": time.time(), "snapshots": []}
+
+    def _on_step(self) -> bool:
+        self.s["episodes"] += int(np.sum(self.locals["dones"]))
+        return True
+
+    def _on_rollout_start(self) -> None:
+        from agents.trained import save_policy
+
+        step = self.model.num_timesteps
+        if step > self.s.get("logged", 0):
+            self.log_metrics(step)
+        if step >= self.s["next_eval"]:
+            self.evaluate(step)
+        if self.args.selfplay and step >= self.s["next_snapshot"]:
+            path = self.run_dir / "snapshots" / f"step_{step}.mazzo.zip"
+            save_policy(self.model, path, self.meta)  # play-only, safe to load
+            self.training_env.env_method("add_opponent", f"ppo:{path}")
+            self.s["snapshots"].append(f"ppo:{path}")
+            self.s["next_snapshot"] = step + self.args.snapshot_every
+
+    def log_metrics(self, step: int) -> None:
+        self.s["logged"] = step
+        eps = list(self.model.ep_info_buffer)
+        values = self.model.logger.name_to_value
+        append_csv(self.run_dir / "metrics.csv", {
+            "step": step, "episodes": self.s["episodes"],
+            "ep_return_mean": np.mean([e["r"] for e in eps]) / self.args.reward_scale if eps else "",
+            "ep_len_mean": np.mean([e["l"] for e in eps]) if eps else "",
+            "time": round(time.time() - self.s["started"], 2),
+            **{k: values.get(f"train/{k}", "") for k in METRIC_KEYS},
+        })
+
+    def evaluate(self, step: int) -> None:
+        from agents.trained import save_checkpoint, save_policy
+
+        rows = evaluate_policy(self.model, self.args, self.run_dir, self.meta, step)
+        if self.s["best"] is None or rows[0]["mean"] > self.s["best"]:
+            self.s["best"] = rows[0]["mean"]
+            save_checkpoint(self.model, self.run_dir / "best.zip", self.meta)  # SB3 run file (trusted, --resume)
+            save_policy(self.model, self.run_dir / "best.mazzo.zip", self.meta)  # safe checkpoint to play
+        if self.args.eval_every:
+            self.s["next_eval"] = step + self.args.eval_every
+        else:
+            self.s["next_eval"] = float("inf")
+        self.save_last()
+
+    def save_last(self) -> None:
+        import torch
+
+        from agents.trained import save_checkpoint, save_policy
+
+        self.s["elapsed"] = time.time() - self.s["started"]
+        save_checkpoint(self.model, self.run_dir / "last.zip", self.meta)
+        save_policy(self.model, self.run_dir / "last.mazzo.zip", self.meta)
+        state = {
+            "envs": self.training_env.env_method("get_state"),
+            "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
+            "callback": self.s, "snapshots": self.s["snapshots"],
+            "monitor": {k: getattr(self.vec, k) for k in ("episode_returns", "episode_lengths", "episode_count")},
+        }
+        (self.run_dir / "last_state.pkl").write_bytes(pickle.dumps(state))
+
+
+def make_schedule(args: Args, run_dir: Path, meta: dict[str, Any], vec: Any,
+                  state: dict[str, Any] | None) -> Schedule:
+    """``Schedule`` as a Stable-Baselines3 callback."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    return type("Schedule", (Schedule, BaseCallback), {})(args, run_dir, meta, vec, state)
+
+
+def learn(args: Args, model: Any, vec: Any, run_dir: Path, meta: dict[str, Any],
+          resume_state: dict[str, Any] | None) -> dict[str, Any]:
+    """PPO up to ``total_timesteps`` with the schedule's evaluations and checkpoints, then the end of the
+    curve; closes the envs and returns the wall time (``timing``)."""
+    schedule = make_schedule(args, run_dir, meta, vec, resume_state["callback"] if resume_state else None)
     # wall time: "time" in metrics.csv is cumulative over the segments of a resumed run (training and the
     # periodic evaluations, not the final one); this segment's own time is reported beside it
     segment = {"number": schedule.s.get("segment", 0) + 1, "from_step": model.num_timesteps, "started": time.time()}
     schedule.s["segment"] = segment["number"]
     schedule.s["started"] = time.time() - schedule.s.get("elapsed", 0.0)
     remaining = args.total_timesteps - model.num_timesteps
-    print(f"run {run_name}: training {args.game} for {max(remaining, 0)} steps "
+    print(f"run {run_dir.name}: training {args.game} for {max(remaining, 0)} steps "
           f"({model.num_timesteps} done) against {args.opponents}", flush=True)
     if remaining > 0:
         model.learn(remaining, callback=schedule, reset_num_timesteps=not args.resume, progress_bar=args.progress)
@@ -524,11 +514,15 @@ def main(argv: list[str] | None = None) -> Path:
     else:
         schedule.save_last()
     vec.close()
-    timing = {"wall_time": round(schedule.s["elapsed"], 1), "segment_time": round(time.time() - segment["started"], 1),
-              "segments": segment["number"], "from_step": segment["from_step"], "to_step": step,
-              "resumed_from": str(Path(args.resume).resolve()) if args.resume else None}
+    return {"wall_time": round(schedule.s["elapsed"], 1), "segment_time": round(time.time() - segment["started"], 1),
+            "segments": segment["number"], "from_step": segment["from_step"], "to_step": step,
+            "resumed_from": str(Path(args.resume).resolve()) if args.resume else None}
 
-    # -- final evaluation of best.mazzo.zip on fresh deals, with the reference levels -------------------
+
+def final_evaluation(args: Args, run_dir: Path) -> dict[str, Any]:
+    """``best.mazzo.zip`` against each of ``eval_opponents`` on fresh deals, with the reference levels."""
+    from agents.trained import TrainedAgent, export_checkpoint
+
     if not (run_dir / "best.mazzo.zip").exists():  # a run resumed from before safe checkpoints: its own best.zip
         export_checkpoint(run_dir / "best.zip", run_dir / "best.mazzo.zip")
     best = TrainedAgent(run_dir / "best.mazzo.zip", args.game, flags=args.env)
@@ -541,10 +535,15 @@ def main(argv: list[str] | None = None) -> Path:
                                      args.eval_workers)
                 row[f"{ref}_mean"], row[f"{ref}_low"], row[f"{ref}_high"] = r["mean"], r["low"], r["high"]
         final["rows"].append(row)
-    final["timing"] = timing
-    final["numerics"] = platform_info
+    return final
+
+
+def write_final(args: Args, run_dir: Path, final: dict[str, Any], argv: list[str]) -> Path:
+    """``final_eval.json`` and the report (printed); returns the run directory."""
+    from train.report import write_report
+
     (run_dir / "final_eval.json").write_text(json.dumps(final, indent=1))
-    command = "python -m train.ppo " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python -m train.ppo " + " ".join(argv)
     report = write_report(run_dir, to_dict(args), final, command=command)
     print(report.read_text(), flush=True)
     print(f"run directory: {run_dir}", flush=True)
