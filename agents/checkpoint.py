@@ -370,33 +370,13 @@ def save_policy(model_or_policy: Any, path: str | os.PathLike, meta: dict[str, A
     ``config``; ``num_timesteps`` is the model's). The written file is read back and checked to give the
     very logits of the live policy (without touching the global random generators).
     """
-    import torch
 
     policy = getattr(model_or_policy, "policy", model_or_policy)
     actor, network = actor_from_sb3(policy)
     obs_shape = [int(math.prod(policy.observation_space.shape))]
     num_actions = int(policy.action_space.n)
-    if list(meta.get("obs_shape", obs_shape)) != obs_shape or int(meta.get("num_actions", num_actions)) != num_actions:
-        raise CheckpointError(f"metadata obs_shape={meta.get('obs_shape')} num_actions={meta.get('num_actions')} "
-                              f"do not fit the policy ({obs_shape}, {num_actions})")
-    full = {k: v for k, v in meta.items() if k not in ("format", "network", "versions")}
     steps = getattr(model_or_policy, "num_timesteps", meta.get("num_timesteps"))
-    full.update({"format": FORMAT, "obs_shape": obs_shape, "num_actions": num_actions, "network": network,
-                 "num_timesteps": None if steps is None else int(steps), "versions": _versions()})
-    full.setdefault("flags", {})
-    state = {k: v.detach().to("cpu", torch.float32).clone().contiguous() for k, v in actor.state_dict().items()}
-    buf = io.BytesIO()
-    torch.save(state, buf)
-    p = Path(path)
-    _write_zip(p, {META_NAME: json.dumps(full, indent=1, sort_keys=True, default=str).encode("utf-8"),
-                   WEIGHTS_NAME: buf.getvalue()})
-    # read back through the safe loader: the file must give the live policy's logits, bit for bit
-    loaded, _ = load_actor(p)
-    x = torch.rand((16, obs_shape[0]), generator=torch.Generator().manual_seed(0)) * 2 - 1
-    with torch.no_grad():
-        if not torch.equal(loaded(x), actor(x)):
-            raise CheckpointError(f"{p}: the written checkpoint does not reproduce the policy's logits")
-    return p
+    return _write_actor(path, actor, network, obs_shape, num_actions, meta, steps, "policy")
 
 
 def actor_network(actor: Any) -> dict[str, Any]:
@@ -437,16 +417,24 @@ def save_actor(actor: Any, path: str | os.PathLike, meta: dict[str, Any], *, vf:
     ``meta`` as for ``save_policy``; ``vf`` (the critic's hidden sizes) is recorded in ``network`` for
     information. The written file is read back and checked to give the very logits of ``actor``.
     """
-    import torch
 
     network = {**actor_network(actor), "vf": list(vf or [])}
     first = actor.policy_net[0] if network["pi"] else actor.action_net
     obs_shape, num_actions = [int(first.in_features)], int(actor.action_net.out_features)
+    steps = meta.get("num_timesteps") if num_timesteps is None else num_timesteps
+    return _write_actor(path, actor, network, obs_shape, num_actions, meta, steps, "actor")
+
+
+def _write_actor(path: str | os.PathLike, actor: Any, network: dict[str, Any], obs_shape: list[int], num_actions: int,
+                 meta: dict[str, Any], steps: int | None, what: str) -> Path:
+    """``save_policy`` and ``save_actor``: check ``meta`` against the network, write the zip, and read it
+    back through the safe loader: the file must give the live ``what``'s logits, bit for bit."""
+    import torch
+
     if list(meta.get("obs_shape", obs_shape)) != obs_shape or int(meta.get("num_actions", num_actions)) != num_actions:
         raise CheckpointError(f"metadata obs_shape={meta.get('obs_shape')} num_actions={meta.get('num_actions')} "
-                              f"do not fit the actor ({obs_shape}, {num_actions})")
+                              f"do not fit the {what} ({obs_shape}, {num_actions})")
     full = {k: v for k, v in meta.items() if k not in ("format", "network", "versions")}
-    steps = meta.get("num_timesteps") if num_timesteps is None else num_timesteps
     full.update({"format": FORMAT, "obs_shape": obs_shape, "num_actions": num_actions, "network": network,
                  "num_timesteps": None if steps is None else int(steps), "versions": _versions()})
     full.setdefault("flags", {})
@@ -460,7 +448,7 @@ def save_actor(actor: Any, path: str | os.PathLike, meta: dict[str, Any], *, vf:
     x = torch.rand((16, obs_shape[0]), generator=torch.Generator().manual_seed(0)) * 2 - 1
     with torch.no_grad():
         if not torch.equal(loaded(x), actor(x)):
-            raise CheckpointError(f"{p}: the written checkpoint does not reproduce the actor's logits")
+            raise CheckpointError(f"{p}: the written checkpoint does not reproduce the {what}'s logits")
     return p
 
 
