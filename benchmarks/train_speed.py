@@ -3,12 +3,13 @@
     python benchmarks/train_speed.py                                  # every game, both trainers
     python benchmarks/train_speed.py --games briscola5 --rollouts 3 --sb3-steps 2048
     python benchmarks/train_speed.py --threads 2                      # torch threads (default 1, as the configs)
+    python benchmarks/train_speed.py --no-sb3 --set 'net_arch=[64, 64]' --set n_epochs=1   # a config variant
 
 For each game:
 
 | row | what is timed |
 |---|---|
-| batched, ``<opponents>`` | ``train.ppo_batched.BatchedPPO`` built from ``configs/<game>/ppo_batched.yaml`` with ``opponents`` replaced (``random``, ``heuristic``) and everything else as the config says (its share of self-play games too): ``--rollouts`` rollouts and updates after one warm-up (numba compiles, torch's first calls) |
+| batched, ``<opponents>`` | ``train.ppo_batched.BatchedPPO`` built from ``configs/<game>/ppo_batched.yaml`` with ``opponents`` replaced (``random``; ``heuristic``: the numba port of ``agents/batched/<game>.py``; ``heuristic-python``: the Python heuristic called row by row) and everything else as the config says (its share of self-play games too, and ``--set`` overrides): ``--rollouts`` rollouts and updates after one warm-up (numba compiles, torch's first calls) |
 | batched, self-play only | the same config with ``all_seats_share: 1`` (no opponent at all) |
 | SB3, ``<opponents>`` | ``train/ppo.py``'s model on ``configs/<game>/ppo.yaml`` (MaskablePPO on ``SingleSeatEnv``, DummyVecEnv): ``model.learn(--sb3-steps)`` after one warm-up rollout; ``heuristic`` is that config's own opponents |
 
@@ -16,8 +17,8 @@ A learner step is one decision of the learner that is trained on (SB3's ``num_ti
 batched trainer's ``global_step``). Rates are given per wall second and per CPU second of this process
 (``time.process_time``): on a shared machine the CPU rate is the one that does not depend on the other
 jobs. ``opponents`` is the share of the batched loop's wall time spent in opponent decisions, and
-``opp. decisions/s`` their rate in that time: with the Python heuristics it is the bottleneck (each
-row is decoded and decided in Python until the numba ports ``agents/batched/<game>.py`` exist). The
+``opp. decisions/s`` their rate in that time: with the Python heuristics (``heuristic-python``) it is
+the bottleneck, each row decoded and decided in Python; the numba ports make it negligible. The
 ratio column divides the batched rate by the SB3 default config's (``configs/<game>/ppo.yaml``,
 heuristic opponents), both per CPU second.
 
@@ -116,7 +117,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sb3-steps", type=int, default=4096, help="timed learner steps of the SB3 script")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--no-sb3", action="store_true", help="skip the SB3 rows")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a key of the batched configs (YAML value), e.g. --set 'net_arch=[64, 64]'")
     args = parser.parse_args(argv)
+    import yaml
+
+    overrides = {k: yaml.safe_load(v) for k, _, v in (item.partition("=") for item in args.set)}
 
     import torch
 
@@ -129,9 +135,11 @@ def main(argv: list[str] | None = None) -> None:
     for game in args.games:
         sb3 = None if args.no_sb3 else sb3_rate(game, args.sb3_steps)
         measured = [
-            ("batched", "random", batched_rate(game, args.rollouts, opponents="random")),
-            ("batched", "heuristic", batched_rate(game, args.rollouts, opponents="heuristic")),
-            ("batched", "self-play only", batched_rate(game, args.rollouts, all_seats_share=1.0)),
+            ("batched", "random", batched_rate(game, args.rollouts, opponents="random", **overrides)),
+            ("batched", "heuristic", batched_rate(game, args.rollouts, opponents="heuristic", **overrides)),
+            ("batched", "heuristic-python", batched_rate(game, args.rollouts, opponents="heuristic-python",
+                                                         **overrides)),
+            ("batched", "self-play only", batched_rate(game, args.rollouts, **{**overrides, "all_seats_share": 1.0})),
         ]
         if sb3 is not None:
             measured += [("SB3 (default config)", "heuristic", sb3),

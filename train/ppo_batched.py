@@ -79,7 +79,7 @@ from envs.registry import GAMES, make_raw_env
 from train.config import parse_args, to_dict
 
 __all__ = ["Args", "check_args", "wants_batched", "opponent_specs", "build_actor", "build_critic", "BatchedPPO",
-           "pretrain", "main", "cli"]
+           "collect_demos", "pretrain", "main", "cli"]
 
 
 @dataclass
@@ -148,9 +148,9 @@ class Args:
     """activation after every hidden layer: Tanh, ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid"""
 
     bc_episodes: int = 0
-    """warm start: deals on which bc_teacher plays every seat, to imitate before PPO (0: no warm start)"""
+    """warm start: episodes on which bc_teacher plays every seat (on the batched engine), to imitate before PPO (0: no warm start)"""
     bc_teacher: str = "heuristic"
-    """the agent spec imitated by the warm start"""
+    """the opponent spec imitated by the warm start (heuristic: the numba port when there is one)"""
     bc_epochs: int = 5
     """passes over the warm start's decisions"""
     bc_lr: float = 1.0e-3
@@ -249,7 +249,9 @@ def check_args(args: Args) -> dict[str, Any]:
     specs = opponent_specs(args.opponents)
     for spec in specs:
         make_opponent(spec, args.game, args.env, 0)  # ConfigError for an unknown spec or a bad checkpoint
-    for spec in [*args.eval_opponents, *([args.bc_teacher] if args.bc_episodes else [])]:
+    if args.bc_episodes:
+        make_opponent(args.bc_teacher, args.game, args.env, 0)  # the teacher plays as an OpponentPolicy
+    for spec in args.eval_opponents:
         try:
             make_agent(str(spec), args.game)
         except ImportError as e:
@@ -512,6 +514,45 @@ class BatchedPPO:
 # -- the run ---------------------------------------------------------------------------------------------------
 
 
+def collect_demos(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed: int,
+                  reward_scale: float = 1.0, num_envs: int = 256) -> Any:
+    """The warm start's data: ``teacher`` at every seat of ``episodes`` games on the batched engine.
+
+    The same ``train.imitation.Demonstrations`` as ``train.imitation.collect`` (every decision: the
+    seat's observation, mask and action, and that seat's return of the episode times ``reward_scale``),
+    but played by ``num_envs`` batched games with the teacher as an ``OpponentPolicy`` (the numba
+    heuristic when there is one). Game ``i`` records its episodes ``i, i + num_envs, ...`` below
+    ``episodes``, so exactly ``episodes`` episodes are kept; the same seed gives the same data.
+    """
+    from envs.registry import make_vector_env
+    from train.batched_opponents import make_opponent
+    from train.imitation import Demonstrations
+
+    num_envs = max(1, min(num_envs, episodes))
+    env = make_vector_env(game, num_envs, **flags)
+    env.copy_outputs = False
+    env.reset(seed=seed)
+    player = make_opponent(teacher, game, flags, seed)
+    episode = np.arange(num_envs)  # global episode number of the episode each game is playing
+    ep_ret = np.zeros((num_envs, env.num_players))
+    parts: list[tuple[np.ndarray, ...]] = []
+    returns: dict[int, np.ndarray] = {}
+    while (episode < episodes).any():
+        cur = env.current_player.copy()
+        rows = np.flatnonzero(episode < episodes)
+        act = player.act(env.obs, env.mask)
+        parts.append((env.obs[rows].copy(), env.mask[rows] != 0, act[rows], cur[rows], episode[rows]))
+        _, _, rewards, terminated, truncated, _ = env.step(act)
+        ep_ret += rewards
+        for i in np.flatnonzero(terminated | truncated):
+            returns[int(episode[i])] = ep_ret[i].copy()
+            episode[i] += num_envs
+            ep_ret[i] = 0.0
+    obs, masks, actions, seats, eps = (np.concatenate(x) for x in zip(*parts, strict=True))
+    ret = np.array([returns[e][s] for e, s in zip(eps.tolist(), seats.tolist(), strict=True)]) * reward_scale
+    return Demonstrations(obs, masks, actions.astype(np.int64), ret.astype(np.float32), seats, eps)
+
+
 def pretrain(actor: Any, critic: Any, demos: Any, *, epochs: int, lr: float, seed: int,
              batch_size: int = 512) -> dict[str, float]:
     """Warm start: masked cross-entropy to the teacher's actions (actor), MSE to the returns (critic)."""
@@ -591,13 +632,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
 
     trainer = BatchedPPO(args, seeds)
     writer = SummaryWriter(str(run_dir / "tb"))
-    if args.bc_episodes:  # warm start by imitation (the teacher's decisions, from train/imitation.py)
-        from train.imitation import collect
-
+    if args.bc_episodes:  # warm start by imitation: the teacher's decisions on the batched engine
         t0 = time.time()
         bc_seed = int(seeds[5]) % 2**31
-        demos = collect(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=bc_seed,
-                        reward_scale=args.reward_scale)
+        demos = collect_demos(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=bc_seed,
+                              reward_scale=args.reward_scale)
         stats = pretrain(trainer.actor, trainer.critic, demos, epochs=args.bc_epochs, lr=args.bc_lr, seed=bc_seed)
         stats = {"teacher": args.bc_teacher, "episodes": args.bc_episodes, "seconds": round(time.time() - t0, 1),
                  **stats}

@@ -184,6 +184,20 @@ def test_a_batched_heuristic_drops_in(monkeypatch):
         make_opponent("heuristic", "picchetto", {}, seed=5)
 
 
+def test_warm_start_demonstrations_on_the_batched_engine():
+    from train.ppo_batched import collect_demos
+
+    demos = collect_demos("picchetto", "heuristic", {"episode": "hand"}, 5, seed=3, reward_scale=0.5, num_envs=2)
+    assert sorted(set(demos.episodes.tolist())) == [0, 1, 2, 3, 4]
+    assert demos.masks[np.arange(len(demos.actions)), demos.actions].all()
+    for e in range(5):  # one return per seat and episode: the hand's point difference, zero-sum, scaled
+        per_seat = {s: set(demos.returns[(demos.episodes == e) & (demos.seats == s)].tolist()) for s in (0, 1)}
+        assert all(len(v) == 1 for v in per_seat.values()) and sum(v.pop() for v in per_seat.values()) == 0
+    python = collect_demos("picchetto", "heuristic-python", {"episode": "hand"}, 5, seed=3, reward_scale=0.5,
+                           num_envs=2)
+    assert np.array_equal(python.obs, demos.obs) and np.array_equal(python.actions, demos.actions)
+
+
 # -- the checkpoint plays as the trainer's actor -----------------------------------------------------------------
 
 
