@@ -148,12 +148,15 @@ def _reached(score, target, inclusive):
     return score >= target if inclusive else score > target
 
 
-# The rule functions take the game's state row `s`, the step's reward accumulator `rew` and the
-# flags `cfg` only (few array arguments: each one costs two atomic reference-count operations at
-# every call of a function that is not inlined). What needs the random stream (the next deal) or
-# the float flags (the outcome reward) is left pending in the state, `PEND_WIN` (a game won) or
-# `PEND_HAND` (the next hand), and done by `_settle` once the action's own effects are over:
-# as in game.py, where every caller returns as soon as a scoring event ended the game.
+# Every call of a numba function with array arguments costs two atomic reference-count
+# operations per array (also when numba inlines it), so the frequent path of a step (discards,
+# leads, follows, their scoring and pique, the observation and mask updates) is written out in
+# `_step_kernel`, and the rule functions below, called a few times a hand, take the state
+# (`st`, row `i`), the step's reward accumulator `rew` and the flags `cfg`. What needs the random
+# stream (the next deal) or the float flags (the outcome reward) is left pending in the state,
+# `PEND_WIN` (a game won) or `PEND_HAND` (the next hand), and done by `_settle` once the action's
+# own effects are over: as in game.py, where every caller returns as soon as a scoring event
+# ended the game.
 
 
 @nb.njit(cache=True)
@@ -678,7 +681,7 @@ def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cf
         seat = st[i, TO_ACT]
         led = st[i, LED]
         full = False
-        if phase >= TRICK_LEAD:  # a card played: _lead / _follow of game.py
+        if phase == TRICK_LEAD or phase == TRICK_FOLLOW:  # a card played: _lead / _follow of game.py
             bit = np.int64(1) << a
             st[i, HANDS + seat] ^= bit
             st[i, PLAYED + seat] |= bit

@@ -145,9 +145,9 @@ class Differential:
     # AEC side of the batched reset
     def reset(self, seed: int, options: list | None = None) -> None:
         streams = seed_streams(seed, self.num)
-        if options is not None:  # random hands of an explicit deal may end it at the deal: none here
+        if options is not None:  # an explicit deal over at the deal raises (test_deal_over_at_the_deal_raises)
             game = self.aecs[0].game
-            options = [None if o is not None and "hands" not in o and game.new_state(
+            options = [None if o is not None and game.new_state(
                 np.random.default_rng(int(streams[i])), game.parse_options(o)).over else o
                 for i, o in enumerate(options)]
         opts = options or [None] * self.num
@@ -245,10 +245,10 @@ def explicit_options(rnd: random.Random, flags: dict, num: int, share: float = 1
         if rnd.random() >= share:
             out.append(None)
             continue
-        while True:
+        while True:  # (Differential.reset also drops a deal over at the deal with the real generator)
             kind = rnd.choice(["bianco", "strong", "shuffled", "talon", "scores"])
             opts = deal_options(rnd, flags, kind)
-            if "hands" not in opts or not game.new_state(np.random.default_rng(0), game.parse_options(opts)).over:
+            if not game.new_state(np.random.default_rng(0), game.parse_options(opts)).over:
                 break
         out.append(opts)
     return out
@@ -265,6 +265,8 @@ VARIANTS = {
     "end-of-hand": dict(game_end_check="end_of_hand", trick_scoring="classic", capot_replaces_cards=False,
                         pique_counts_end_bonuses=True, game_target=70, bella_target=90, allow_peek=True,
                         match_format="single_game"),
+    "hand-end-of-hand": dict(episode="hand", game_end_check="end_of_hand", game_target=30, bella_target=40,
+                             target_inclusive=True, trick_scoring="classic", outcome_reward=0.1),
 }
 
 
