@@ -1,8 +1,11 @@
 """Game records: one JSON format for every game (`mazzo-record/1`), replay, redaction, positions.
 
-Every episode of every game is recorded by the env (`CardGameEnv`: one int per applied action,
-the deal of each hand as it starts, the steps that paid rewards); at the end every agent's
-`info["record"]` holds it, and `env.unwrapped.episode_record()` builds it at any time.
+Every episode of every game is recorded by the env (`CardGameEnv`): `reset` keeps where the
+episode started (the seed, the options, or the generator's state when no seed was given) and
+each step appends its action id to a list, nothing more. At the end every agent's
+`info["record"]` holds the record, built the first time it is read (`EpisodeInfo`) by re-running
+the engine over those actions (`Episode.rerun`: the seat of each move, each hand's deal from the
+engine's `hand_deal` hook, the rewards); `env.unwrapped.episode_record()` builds it at any time.
 
 | key           | value                                                                          |
 |---------------|--------------------------------------------------------------------------------|
@@ -11,7 +14,7 @@ the deal of each hand as it starts, the steps that paid rewards); at the end eve
 | `env`         | the env version, e.g. `briscola5_v0`                                           |
 | `flags`       | every flag of the env (defaults filled in)                                     |
 | `seed`        | the seed given to `reset` (None when the episode continued the generator)       |
-| `rng`         | the generator's state at `reset` (PCG64, big ints as hex strings): replays exactly |
+| `rng`         | without a seed, the generator's state at `reset` (PCG64, big ints as hex strings) |
 | `options`     | the `reset` options (explicit deal, starting busche or scores), or None        |
 | `players`     | one `{"seat", "spec", "sha256"?, ...}` per seat when known (evaluation, play), else None |
 | `seating`     | evaluation only: `{"deal", "seating", "entry_at", "deal_seed", "agent_seeds"}`  |
@@ -20,6 +23,7 @@ the deal of each hand as it starts, the steps that paid rewards); at the end eve
 | `over`, `truncated` | the episode has ended (a record can be taken mid-episode), was truncated  |
 | `returns`     | per seat, the rewards received in the episode (so far)                         |
 | `result`      | the env's `info["result"]` without its per-hand list (None until over)         |
+| `redacted_for`, `views` | only in a redacted record (`redact`): the seat, and its view after each move |
 
 Each entry of `hands`:
 
@@ -55,6 +59,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +70,7 @@ import numpy as np
 from envs.core.errors import MazzoError
 
 __all__ = [
-    "FORMAT", "RecordError", "Position", "Episode", "EpisodeInfo", "build_record", "replay", "positions", "redact", "views", "seat_view",
+    "FORMAT", "RecordError", "Position", "Episode", "EpisodeInfo", "build_record", "replay", "positions", "redact", "views", "seat_view", "Tracker",
     "annotate", "set_players", "player_info", "public_move", "load_records", "dumps", "PUBLIC_OPTION_KEYS",
 ]
 
@@ -76,7 +81,6 @@ DEAL_KEYS = ("deal", "hands", "talon")
 PUBLIC_OPTION_KEYS = ("dealer", "busche", "scores", "games_won")
 #: decode fields of the talon cards a seat saw as talon cards (drawn, peeked at, shown as leftover)
 TALON_FIELDS = ("drawn", "peeked", "leftover")
-_MOVE_SHIFT = 16  # the recorder stores seat << 16 | action
 
 
 class RecordError(MazzoError):
@@ -127,7 +131,6 @@ def _rng_from_json(data: Mapping[str, Any]) -> np.random.Generator:
 
 
 _NAMES: dict[type, tuple[str, ...]] = {}
-_MOVES: dict[type, dict[int, dict[str, Any]]] = {}  # per engine: recorded int -> its move entry
 
 
 def move_names(game: Any) -> tuple[str, ...]:
@@ -158,35 +161,59 @@ def _hand_result(rec: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 
 class Episode:
-    """What the env's recorder holds about one episode (the objects are never changed once the
-    episode is over: `reset` makes new ones)."""
+    """What the env's recorder holds about one episode: where it started and every action id
+    (the objects are never changed once the episode is over: `reset` makes new ones)."""
 
-    __slots__ = ("game", "state", "num_players", "start", "moves", "hands", "paid", "pending")
+    __slots__ = ("game", "state", "num_players", "start", "moves")
 
-    def __init__(self, game: Any, state: Any, num_players: int, start: tuple, moves: list[int],
-                 hands: list[tuple[int, dict, int]], paid: list[tuple[int, list]], pending: list | None):
+    def __init__(self, game: Any, state: Any, num_players: int, start: tuple, moves: list[int]):
         self.game = game
-        self.state = state
+        self.state = state  #: the env's state now (the end, once the episode is over)
         self.num_players = num_players
         self.start = start  #: (seed, options, generator state or None) at reset
-        self.moves = moves  #: seat << 16 | action per applied action
-        self.hands = hands  #: (hand_no, deal, moves before it) per hand started
-        self.paid = paid  #: (moves applied, rewards) of every step that paid rewards
-        self.pending = pending  #: points scored at the deal (the env pays them with the first step)
+        self.moves = moves  #: every applied action id
 
     @classmethod
     def of(cls, env: Any) -> Episode:
-        return cls(env.game, env.state_, len(env.possible_agents), env._rec_start, env._rec_moves,
-                   env._rec_hands, env._rec_rewards, env._rec_pending)
+        return cls(env.game, env.state_, len(env.possible_agents), env._rec_start, env._rec_moves)
 
-    def payments(self) -> list[tuple[int, list]]:
-        """`(moves applied, rewards)` of every payment, the points scored at the deal at 0."""
-        paid, pending = self.paid, self.pending
-        if pending is None:
-            return paid
-        if paid and paid[0][0] == 1:  # the first step paid them, together with its own
-            paid = [(1, [a - b for a, b in zip(paid[0][1], pending, strict=True)]), *paid[1:]]
-        return [(0, pending), *paid]
+    def rerun(self) -> tuple[list[int], list[tuple[int, dict, int]], list[tuple[int, list]]]:
+        """Re-run the engine over the actions from the same start: the seat of every move, each
+        hand's `(hand_no, deal, moves before it)` and every payment `(moves applied, rewards)`
+        (points scored at the deal at 0). Raises `RecordError` if the start cannot be re-created
+        or the re-run does not end where the env is."""
+        seed, options, rng_state = self.start
+        if rng_state is not None:
+            rng = _rng_from_json(_rng_json(rng_state))
+        elif seed is not None:
+            rng = np.random.default_rng(seed)
+        else:
+            raise RecordError("this episode cannot be recorded: its generator was not a NumPy Generator")
+        game = type(self.game)(**self.game.flags)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # unknown option keys were reported at reset
+            state = game.new_state(rng, game.parse_options(options))
+        hands: list[tuple[int, dict, int]] = []
+        seen = 0
+        seats: list[int] = []
+        paid: list[tuple[int, list]] = []
+        pending = game.initial_rewards(state)
+        if pending is not None:
+            paid.append((0, pending))
+        apply, current = game.apply, game.current_player
+        for k, action in enumerate(self.moves):
+            if state.hand_no != seen:
+                hands.extend((h, game.hand_deal(state, h), k) for h in range(seen + 1, state.hand_no + 1))
+                seen = state.hand_no
+            seats.append(current(state))
+            rewards = apply(state, action)
+            if rewards is not None:
+                paid.append((k + 1, rewards))
+        if state.hand_no != seen:
+            hands.extend((h, game.hand_deal(state, h), len(self.moves)) for h in range(seen + 1, state.hand_no + 1))
+        if state.hand_no != self.state.hand_no or game.is_over(state) != self.game.is_over(self.state):
+            raise RecordError("the engine re-run over the recorded actions did not end where the env is")
+        return seats, hands, paid
 
 
 def _card_codes(deck: Any, cards: Any) -> list[str]:
@@ -208,15 +235,12 @@ def _build(ep: Episode, result: dict | None) -> dict[str, Any]:
     if result is None:
         result = game.result(state)
     seed, options, rng = ep.start
-    moves, marks = ep.moves, ep.hands
+    seats, marks, paid = ep.rerun()
+    moves = ep.moves
     names = move_names(game)
     by_no = {r.get("hand_no"): r for r in result.get("hands", [])}
     firsts = [m[2] for m in marks]
     bounds = [*firsts, len(moves)]
-    mask = (1 << _MOVE_SHIFT) - 1
-    entries = _MOVES.setdefault(type(game), {})
-    for m in set(moves).difference(entries):
-        entries[m] = {"seat": m >> _MOVE_SHIFT, "id": m & mask, "name": names[m & mask]}
     hands = []
     for i, (hand_no, deal, first) in enumerate(marks):
         done = over or i + 1 < len(marks)
@@ -227,16 +251,15 @@ def _build(ep: Episode, result: dict | None) -> dict[str, Any]:
             "hand_no": hand_no,
             "dealer": int(deal["dealer"]),
             "deal": entry_deal,
-            "moves": [{**entries[m]} for m in moves[first:bounds[i + 1]]],
+            "moves": [{"seat": seats[k], "id": moves[k], "name": names[moves[k]]} for k in range(first, bounds[i + 1])],
             "rewards": [0] * n,
             "result": _hand_result(by_no.get(hand_no)) if done else None,
         })
-    # Rewards paid after k moves belong to the hand that holds move k - 1; the marks come in
-    # order, so one pass over the hands places them. Points scored at the deal (``_rec_pending``)
-    # belong to the first hand, though the env pays them with the first step.
+    # Rewards paid after k moves belong to the hand that holds move k - 1 (those scored at the
+    # deal, k = 0, to the first hand); the payments come in order, so one pass places them.
     i, last = 0, len(hands) - 1
     row = hands[0]["rewards"] if hands else [0] * n
-    for k, rewards in ep.payments():
+    for k, rewards in paid:
         while i < last and firsts[i + 1] <= k - 1:
             i += 1
             row = hands[i]["rewards"]
@@ -471,6 +494,34 @@ def _differs(what: str, recorded: Any, replayed: Any) -> str:
     return f"{what} differs: {recorded!r} in the record, {replayed!r} replayed"
 
 
+class Tracker:
+    """Steps an env and follows what a viewer needs that the state does not say in the same way
+    for every game: the moves of the hand in progress, the last move, the returns so far."""
+
+    def __init__(self, env: Any):
+        self.env = env
+        self.returns = [0] * len(env.possible_agents)
+        if env.game.is_over(env.state_):  # ended at the deal: those points are the episode's
+            self.returns = [env.rewards[a] for a in env.possible_agents]
+        self.hand_no = env.state_.hand_no
+        self.hand_moves: list[dict[str, Any]] = []  # {"seat", "id", "name"} of the hand in progress
+        self.last: dict[str, Any] | None = None
+
+    def step(self, action: int) -> dict[str, Any]:
+        env = self.env
+        seat = env.agent_name_mapping[env.agent_selection]
+        env.step(action)
+        move = {"seat": seat, "id": action, "name": env.game.move_name(action)}
+        for p, a in enumerate(env.possible_agents):
+            self.returns[p] += env.rewards[a]  # this step's rewards (those of the deal with the first)
+        if env.state_.hand_no != self.hand_no:
+            self.hand_no, self.hand_moves = env.state_.hand_no, []
+        else:
+            self.hand_moves.append(move)
+        self.last = move
+        return move
+
+
 @dataclass
 class Position:
     """A position of a record: after `reset` (`index` 0, `move` None) or after move `index`."""
@@ -479,6 +530,7 @@ class Position:
     hand: int  #: index into `record["hands"]` of the move just applied (0 at the start)
     move: dict[str, Any] | None  #: the move just applied
     env: Any  #: the live raw env (copy it to keep this position)
+    tracker: Tracker  #: the moves of the hand in progress and the returns so far
 
     @property
     def state(self) -> Any:
@@ -491,7 +543,8 @@ def _walk(record: dict[str, Any]) -> Iterator[Position]:
     n = len(env.possible_agents)
     if record["num_players"] != n:
         raise RecordError(f"record: {record['num_players']} players, but the env with these flags has {n}")
-    yield Position(0, 0, None, env)
+    tracker = Tracker(env)
+    yield Position(0, 0, None, env, tracker)
     hands = record["hands"]
     k = 0
     for i, hand in enumerate(hands):
@@ -538,9 +591,9 @@ def _walk(record: dict[str, Any]) -> Iterator[Position]:
                 raise RecordError(f"{at}: player_{seat}'s action {what} is not legal in the replay; legal: {names}")
             if name != game.move_name(a):
                 raise RecordError(f"{at}: action {a} is named {name!r} in the record; it is {game.move_name(a)!r}")
-            env.step(a)
+            tracker.step(a)
             k += 1
-            yield Position(k, i, dict(move), env)
+            yield Position(k, i, dict(move), env, tracker)
         state = env.state_
         last = i + 1 == len(hands)
         if not last and state.hand_no < hands[i + 1].get("hand_no", i + 2) and not game.is_over(state):
@@ -597,31 +650,21 @@ def _codes(game: Any, mask: int) -> list[str]:
     return [codes[c] for c in range(game.deck.size) if mask >> c & 1]
 
 
-def seat_view(env: Any, seat: int | None = None) -> dict[str, Any]:
+def seat_view(env: Any, seat: int | None = None, tracker: Tracker | None = None) -> dict[str, Any]:
     """What a viewer shows of the env now, as `seat` sees it (`None`: everything, for analysis).
 
     `hands` holds the seat's own cards (every seat's with `None`), `counts` the number of
     cards each seat holds, `trick` the cards played to the trick in progress (`{"seat",
     "card"}`), `last` the move just made (another seat's discard hidden), `returns` the rewards
-    so far, `text` the engine's rendering for the seat (`render(state, seat)`)."""
+    so far, `text` the engine's rendering for the seat (`render(state, seat)`). The `tracker`
+    that stepped the env gives the moves (without one: no trick, no last move, returns 0)."""
     game, state = env.game, env.state_
     n = len(env.possible_agents)
     over = bool(game.is_over(state))
     actor = None if over else env.agent_name_mapping[env.agent_selection]
-    names = move_names(game)
-    mask = (1 << _MOVE_SHIFT) - 1
-    first = env._rec_hands[-1][2] if env._rec_hands else 0
-    plays = [(m >> _MOVE_SHIFT, names[m & mask]) for m in env._rec_moves[first:]]
-    plays = [(p, name[5:]) for p, name in plays if name.startswith("play ")]
+    plays = [(m["seat"], m["name"][5:]) for m in (tracker.hand_moves if tracker else ()) if m["name"].startswith("play ")]
     trick = plays[len(plays) - len(plays) % n:] if plays else []
-    returns = [0] * n
-    for _, rewards in Episode.of(env).payments():
-        for p in range(n):
-            returns[p] += rewards[p]
-    last = None
-    if env._rec_moves:
-        m = env._rec_moves[-1]
-        last = public_move({"seat": m >> _MOVE_SHIFT, "id": m & mask, "name": names[m & mask]}, seat)
+    last = tracker.last if tracker else None
     return {
         "seat": seat,
         "hand_no": state.hand_no,
@@ -630,8 +673,8 @@ def seat_view(env: Any, seat: int | None = None) -> dict[str, Any]:
         "hands": [_codes(game, state.hands[p]) if seat is None or p == seat else None for p in range(n)],
         "counts": [int(state.hands[p]).bit_count() for p in range(n)],
         "trick": [{"seat": p, "card": c} for p, c in trick],
-        "last": last,
-        "returns": plain(returns),
+        "last": None if last is None else public_move(last, seat),
+        "returns": plain(tracker.returns if tracker else [0] * n),
         "text": game.render(state, seat if seat is not None else (actor if actor is not None else 0)),
     }
 
@@ -654,7 +697,7 @@ def views(record: Mapping[str, Any], seat: int | None = None) -> list[dict[str, 
     rec = _check(record)
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rec["num_players"]):
         raise RecordError(f"record: seat must be 0..{rec['num_players'] - 1} or None; got {seat!r}")
-    return [seat_view(pos.env, seat) for pos in _walk(rec)]
+    return [seat_view(pos.env, seat, pos.tracker) for pos in _walk(rec)]
 
 
 def _seen_talon(env: Any, seat: int, seen: set[str]) -> None:
@@ -690,7 +733,7 @@ def redact(record: Mapping[str, Any], seat: int) -> dict[str, Any]:
     has_talon = any("talon" in (h.get("deal") or {}) for h in rec["hands"])
     index_of = {h.get("hand_no"): i for i, h in enumerate(rec["hands"])}
     for pos in _walk(rec):
-        frames.append(seat_view(pos.env, seat))
+        frames.append(seat_view(pos.env, seat, pos.tracker))
         i = index_of.get(pos.env.state_.hand_no)
         if has_talon and i is not None:
             # the talon cards the seat has seen as talon cards in the hand now in progress

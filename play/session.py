@@ -118,6 +118,7 @@ class Session:
         for bot in self.bots.values():
             bot.reset()
         self.env.reset(seed=self.seed)
+        self.tracker = records.Tracker(self.env)  # steps the env: the hand's moves, the returns
         self.log: list[dict[str, Any]] = []  # every move: {"seat", "id", "name"}
         self.notes: dict[int, dict[str, Any]] = {}  # move number -> a trained bot's probabilities
         self._shown = 0  # moves already in a view
@@ -141,9 +142,7 @@ class Session:
 
     # -- play ---------------------------------------------------------------------------
     def _step(self, action: int) -> None:
-        seat = self.to_act
-        self.env.step(int(action))
-        self.log.append({"seat": seat, "id": int(action), "name": self.env.game.move_name(int(action))})
+        self.log.append(self.tracker.step(int(action)))
 
     def _play_bots(self) -> None:
         while not self.over and self.to_act != self.seat:
@@ -185,11 +184,11 @@ class Session:
         if not self.over:
             return None
         info = self.env.infos[self.names[0]]
-        return result_rows(self.game, info["result"], info["record"]["returns"])
+        return result_rows(self.game, info["result"], self.tracker.returns)
 
     def view(self) -> dict[str, Any]:
         """The seat's view now (see the module docstring); marks the new moves as shown."""
-        out = records.seat_view(self.env, self.seat)
+        out = records.seat_view(self.env, self.seat, self.tracker)
         out.update({
             "game": self.game,
             "num_players": len(self.names),

@@ -355,7 +355,7 @@ def test_the_recorder_costs_one_int_per_step():
 def test_the_redaction_check_can_fail(monkeypatch):
     """A planted leak (every hand in the seat's views) is caught by the redaction check."""
     real = records.seat_view
-    monkeypatch.setattr(records, "seat_view", lambda env, seat=None: real(env, None))
+    monkeypatch.setattr(records, "seat_view", lambda env, seat=None, tracker=None: real(env, None, tracker))
     _, rec = play("briscola5", {}, 3, random.Random(0))
     with pytest.raises(AssertionError, match="view 0 shows"):
         check_redaction(rec, 0)

@@ -433,7 +433,7 @@ class Briscola5Game(CardGame):
         return "FORFEIT" if action == FORFEIT else "NO_FORFEIT"
 
     def hand_deal(self, s: Briscola5State, hand_no: int) -> dict[str, Any]:
-        """The deal of the hand in progress (the recorder asks when a hand starts)."""
+        """The deal of the hand in progress (records ask when a hand starts)."""
         if hand_no != s.hand_no:
             raise ValueError(f"{self.name}: only the deal of the hand in progress ({s.hand_no}) is known; asked {hand_no}")
         return {"dealer": s.dealer, "hands": list(s.dealt)}  # card sets; the records print them as codes

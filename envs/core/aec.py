@@ -23,14 +23,16 @@ Conventions (the project's architecture notes, summarised):
   ``envs.core.wrappers``);
 * an env survives ``copy.deepcopy`` and ``pickle`` at any point: the copy continues exactly
   like the original (observers keep no view of their buffer across a copy);
-* every episode is recorded: each step appends one int (seat and action) to a list, a new hand
-  asks the engine for its deal (``hand_deal``), and at the end every agent's ``info["record"]``
-  holds the episode in the ``mazzo-record/1`` format (``envs.records``; ``episode_record()``
-  builds it at any time).
+* every episode is recorded: ``reset`` keeps where it started (seed, options, the generator's
+  state) and each step appends its action id to a list; at the end every agent's
+  ``info["record"]`` holds the episode in the ``mazzo-record/1`` format, built when first read
+  by re-running the engine over those actions (``envs.records``; ``episode_record()`` builds it
+  at any time).
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -109,18 +111,14 @@ class CardGameEnv(AECEnv):
         setup = self.game.parse_options(options)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        # The recorder: where the episode starts (the generator's state replays it exactly), one
-        # int per applied action, the hands as they start, and the steps that paid rewards.
-        # (a seed replays by itself; a test may stand a stream in for the generator)
+        # The recorder: where the episode starts (a seed replays by itself, otherwise the
+        # generator's state; a test may stand a stream in for the generator) and every action.
         bits = None if seed is not None else getattr(self._rng, "bit_generator", None)
-        self._rec_start = (seed, options, None if bits is None else bits.state)
-        self._rec_moves: list[int] = []  # seat << 16 | action
-        self._rec_hands: list[tuple[int, dict, int]] = []  # (hand_no, deal, index of its first move)
-        self._rec_rewards: list[tuple[int, list]] = []  # (moves applied, rewards) of the steps that paid
-        self._rec_hand_no = 0
+        self._rec_start = (seed, None if options is None else copy.deepcopy(options),
+                           None if bits is None else bits.state)
+        self._rec_moves: list[int] = []
         state = self.game.new_state(self._rng, setup)
         self.state_ = state
-        self._rec_note_hands(state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
@@ -130,7 +128,6 @@ class CardGameEnv(AECEnv):
         # Points scored at the deal are paid with the first step, so that ``last()`` right
         # after reset shows 0 as PettingZoo's API test expects.
         self._pending_rewards = self.game.initial_rewards(state)
-        self._rec_pending = self._pending_rewards  # paid with the first step, but scored at the deal
         self._rewards_dirty = False
         self._skip_agent_selection = None
         self.observer.reset(state)
@@ -166,11 +163,6 @@ class CardGameEnv(AECEnv):
         # {"result", "record"}: the record is built when first read (see envs.records.EpisodeInfo)
         self.infos.update(EpisodeInfo.for_agents(self.agents, result, Episode.of(self)))
 
-    def _rec_note_hands(self, state: Any) -> None:
-        for hand_no in range(self._rec_hand_no + 1, state.hand_no + 1):
-            self._rec_hands.append((hand_no, self.game.hand_deal(state, hand_no), len(self._rec_moves)))
-        self._rec_hand_no = state.hand_no
-
     def episode_record(self, result: dict | None = None) -> dict[str, Any]:
         """The episode so far as a ``mazzo-record/1`` dict (``envs.records``); complete once it is over."""
         if self.state_ is None:
@@ -198,9 +190,7 @@ class CardGameEnv(AECEnv):
         state = self.state_
         actor = self._actor
         rewards = self.game.apply(state, action)
-        self._rec_moves.append(actor << 16 | action)
-        if state.hand_no != self._rec_hand_no:
-            self._rec_note_hands(state)
+        self._rec_moves.append(action)
         self.observer.update(state, actor, action)
         self._cumulative_rewards[agent] = 0
         if self._pending_rewards is not None:
@@ -211,7 +201,6 @@ class CardGameEnv(AECEnv):
                 self.rewards[a] = r
                 self._cumulative_rewards[a] += r
             self._rewards_dirty = True
-            self._rec_rewards.append((len(self._rec_moves), rewards))
         elif self._rewards_dirty:
             for a in self.possible_agents:
                 self.rewards[a] = 0

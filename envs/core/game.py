@@ -21,8 +21,9 @@ Engine calls, in the order the environment makes them:
 | ``move_name(action)``                | str                    | the readable name in records: ``bid 75``, ``call 3D``, ``play JS``, ``pass`` |
 
 Every state has ``hand_no``: the number of the hand in progress (1 for the first hand of the
-episode; the last hand's once the episode is over). The env's recorder reads it after every
-step and asks ``hand_deal`` for each hand that has started (``envs.records``).
+episode; the last hand's once the episode is over). A record (``envs.records``) re-runs the
+engine over an episode's actions, reads it after every step and asks ``hand_deal`` for each
+hand that has started.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ class CardGame:
         ``"talon"``, in talon order, where the game has one). The cards of a seat are a card-set
         bitmask or a list of card ids or codes (the records print them as sorted codes; no
         conversion happens on the env's hot path), and must not change afterwards. Engines
-        answer at least for the hand in progress; the recorder asks as soon as a hand has started."""
+        answer at least for the hand in progress; records ask as soon as a hand has started."""
         raise NotImplementedError
 
     def render(self, state: Any, seat: int) -> str:

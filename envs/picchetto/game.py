@@ -755,7 +755,7 @@ class PicchettoGame(CardGame):
 
     def hand_deal(self, s: PicchettoState, hand_no: int) -> dict[str, Any]:
         """The deal of any hand of the episode (a Bianco that wins a game at the deal can start
-        and end a hand inside one step, so the recorder may ask for an earlier one)."""
+        and end a hand inside one step, so a record may ask for an earlier one)."""
         r = s.hand_records[hand_no - 1]
         return {"dealer": r["dealer"], "hands": r["hands"], "talon": r["talon"]}  # card codes
 

@@ -630,7 +630,7 @@ class PigugninGame(CardGame):
         return f"play {DECK.codes[action]}"
 
     def hand_deal(self, s: PigugninState, hand_no: int) -> dict[str, Any]:
-        """The deal of the hand in progress (the recorder asks when a hand starts)."""
+        """The deal of the hand in progress (records ask when a hand starts)."""
         if hand_no != s.hand_no:
             raise ValueError(f"{self.name}: only the deal of the hand in progress ({s.hand_no}) is known; asked {hand_no}")
         return {"dealer": s.dealer, "hands": s.deal}  # card ids per seat (a new list each hand)
