@@ -17,7 +17,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -252,10 +251,26 @@ def results_table(run_dirs: list[Path]) -> str:
     return "\n".join(lines)
 
 
+def main(argv: list[str] | None = None) -> None:
+    """`python -m train.report RUN` rewrites RUN's report.md; `--table RUN [RUN ...]` prints the results table."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m train.report",
+        description="Write a run's report.md again from its files, or print the results table of several runs.",
+    )
+    parser.add_argument("runs", nargs="+", type=Path, help="run folders (runs/<game>__<exp>__<seed>__<time>)")
+    parser.add_argument("--table", action="store_true", help="print the results table of every run given")
+    args = parser.parse_args(argv)
+    if args.table:
+        print(results_table(args.runs))
+        return
+    for run in args.runs:
+        if not (run / "final_eval.json").is_file():
+            parser.error(f"{run} has no final_eval.json: is it a finished run folder?")
+        final = json.loads((run / "final_eval.json").read_text())
+        print(write_report(run, yaml.safe_load((run / "config.yaml").read_text()), final).read_text())
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--table"]:
-        print(results_table([Path(a) for a in sys.argv[2:]]))
-    else:
-        _dir = Path(sys.argv[1])
-        _final = json.loads((_dir / "final_eval.json").read_text())
-        print(write_report(_dir, yaml.safe_load((_dir / "config.yaml").read_text()), _final).read_text())
+    main()
