@@ -39,6 +39,7 @@ pytest.importorskip("numba")
 
 from agents import make_agent  # noqa: E402
 from envs.registry import game_spec, make_raw_env  # noqa: E402
+from tests.envs.common import first_fast
 from train.batched_opponents import batched_heuristic_class, make_opponent  # noqa: E402
 
 
@@ -619,7 +620,7 @@ CASES += [pytest.param(PIGUGNIN4, id="pigugnin-4"), pytest.param(PIGUGNIN5, id="
 
 
 # -- the tests ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", first_fast(CASES))
 def test_batched_heuristic_chooses_the_python_heuristic_action_on_every_observation(case: Case):
     heuristic = case.batched_class()(case.game, seed=0, flags={})
     covered: dict[str, int] = {}
@@ -646,7 +647,7 @@ def test_batched_heuristic_chooses_the_python_heuristic_action_on_every_observat
     assert rows >= 3000, rows
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", first_fast(CASES))
 def test_batched_heuristics_play_the_same_games_as_python_heuristics(case: Case):
     for k, flags in enumerate(case.trajectory_flags):
         compared = case.trajectories(case, flags, seed=100 + k)

@@ -16,3 +16,18 @@ def trajectory(make_env, seed: int, **flags) -> list:
         out.append((agent, obs["observation"].tobytes(), reward))
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     return out
+
+
+def first_fast(values) -> list:
+    """Parameters for a variant-parametrized test: the first runs in the fast tier, the rest are slow."""
+    import pytest
+    from _pytest.mark import ParameterSet
+
+    values = list(values)
+    out = values[:1]
+    for v in values[1:]:
+        if isinstance(v, ParameterSet):
+            out.append(pytest.param(*v.values, marks=[*v.marks, pytest.mark.slow], id=v.id))
+        else:
+            out.append(pytest.param(v, marks=pytest.mark.slow))
+    return out

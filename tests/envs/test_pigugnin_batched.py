@@ -41,6 +41,7 @@ pytest.importorskip("numba")
 from envs import pigugnin_v0  # noqa: E402
 from envs.core.errors import ConfigError, DealError, IllegalActionError  # noqa: E402
 from envs.pigugnin.batched import OUTCOMES, REASONS, PigugninVectorEnv  # noqa: E402
+from tests.envs.common import first_fast
 
 BATCH = 64
 NON_DEFAULT = dict(
@@ -310,7 +311,7 @@ def run_config(flags: dict, min_deals: int, seed: int = 0, num_envs: int = BATCH
     return h
 
 
-@pytest.mark.parametrize("name", list(CONFIGS))
+@pytest.mark.parametrize("name", first_fast(CONFIGS))
 def test_differential(name):
     h = run_config(CONFIGS[name], MIN_DEALS, seed=sum(map(ord, name)))
     assert h.deals >= MIN_DEALS
