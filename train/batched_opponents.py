@@ -17,7 +17,7 @@ same calls give the same actions.
 | spec | opponent |
 |---|---|
 | ``random`` | ``MaskedRandom``: uniform over the legal actions of each row (NumPy) |
-| ``heuristic`` | the game's batched heuristic if there is one (see below), else ``AgentRows`` over the Python heuristic |
+| ``heuristic`` | the game's batched heuristic (see below; all three games have one), else ``AgentRows`` over the Python heuristic |
 | ``heuristic-python`` | ``AgentRows`` over the Python heuristic (``make_agent("heuristic", game)``), whatever exists |
 | ``ppo:PATH``, ``pretrained:GAME`` | ``ActorRows`` over the checkpoint's actor (safe format), greedy like ``make_agent`` |
 | (self-play snapshots) | ``ActorRows`` over a frozen copy of the learner's actor, sampling its policy |
@@ -26,9 +26,9 @@ Batched heuristics (numba ports, ``agents/batched/<game>.py``): ``heuristic`` us
 the game's Python heuristic (``Briscola5Heuristic``, ``PigugninHeuristic``, ``PicchettoHeuristic``) in
 the module ``agents.batched.<game>`` when that module exists, built as ``Class(game, seed=seed,
 flags=flags)`` (the Python heuristics' signature plus the game flags) and used through ``act(obs, mask)``
-exactly like any ``OpponentPolicy``; the trainer does not change when a port lands. ``AgentRows``
-calls the Python agent once per row (decoding the observation): correct, and the bottleneck of
-training against heuristics until the ports exist (``benchmarks/train_speed.py`` measures it).
+exactly like any ``OpponentPolicy``: the trainer did not change when the ports landed. ``AgentRows``
+calls the Python agent once per row (decoding the observation): the same decisions, and the
+bottleneck of training against heuristics (``benchmarks/train_speed.py`` measures both).
 
 This module imports torch only to build ``ActorRows``.
 """

@@ -15,8 +15,8 @@ decision of every seat is a learner sample, or a game with the learner at one se
 at random, rotating per game, or fixed) and an opponent at each other seat, drawn from ``opponents``
 (and, with ``selfplay: true``, from frozen snapshots of the learner, share ``snapshot_share``).
 Opponents act in batch through the ``OpponentPolicy`` interface of ``train/batched_opponents.py``
-(``act(obs_rows, mask_rows) -> actions``): masked random, the heuristics (the Python agents row by
-row until their numba ports ``agents/batched/<game>.py`` exist; they drop in unchanged) and actor
+(``act(obs_rows, mask_rows) -> actions``): masked random, the heuristics (their numba ports,
+``agents/batched/<game>.py``, or the Python agents row by row with ``heuristic-python``) and actor
 networks (snapshots, checkpoints).
 
 Credit assignment (``SeatRollout``, in ``train/batched_rollout.py``): a seat's rewards arrive in
