@@ -94,7 +94,7 @@ class Args:
     """the trainer: 'batched' (this script; `python -m train.ppo` dispatches here when a config says so)"""
     seed: int = 1
     """seeds Python, NumPy, torch, the engine's deals, the seat draws and the opponents; evaluation deals derive from it"""
-    total_timesteps: int = 1_000_000
+    total_timesteps: int = 3_000_000
     """learner decisions to collect in total (training stops at the first rollout boundary at or past it)"""
     num_envs: int = 256
     """games stepped together by the batched engine"""
@@ -122,9 +122,9 @@ class Args:
     """Adam learning rate"""
     anneal_lr: bool = False
     """decay the learning rate linearly to 0 at total_timesteps"""
-    n_epochs: int = 2
+    n_epochs: int = 1
     """optimisation epochs per rollout"""
-    minibatch_size: int = 1024
+    minibatch_size: int = 512
     """samples per gradient step (the last minibatch of an epoch takes the remainder)"""
     gamma: float = 1.0
     """discount factor, per decision of the seat (card games are short and scored at the end)"""
@@ -142,7 +142,7 @@ class Args:
     """gradient clipping norm (actor and critic together)"""
     target_kl: float | None = None
     """stop a rollout's epochs early when the approximate KL exceeds this (null: never)"""
-    net_arch: list = field(default_factory=lambda: [128, 128])
+    net_arch: list = field(default_factory=lambda: [64, 64])
     """hidden layer sizes of the actor and of the critic (separate MLPs)"""
     activation: str = "Tanh"
     """activation after every hidden layer: Tanh, ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid"""
@@ -156,7 +156,7 @@ class Args:
     bc_lr: float = 1.0e-3
     """Adam learning rate of the warm start"""
 
-    eval_every: int = 500_000
+    eval_every: int = 1_000_000
     """learner steps between evaluations (and last-checkpoint saves); 0 evaluates only at the start and the end"""
     eval_deals: int = 100
     """deals per periodic evaluation (each replayed with the learner at every seat)"""
