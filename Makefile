@@ -23,7 +23,7 @@ test: $(STAMP) lint
 
 # Day-to-day tier: everything but the tests marked slow (long playouts, training runs, notebooks).
 test-fast: $(STAMP) lint
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow" -n 2
 
 train: $(STAMP)
 	$(PY) -m train.ppo --config $(CONFIG)

@@ -23,6 +23,7 @@ from envs import briscola5_v0, picchetto_v0, pigugnin_v0
 from envs.briscola5.game import AUCTION, CALL_CARD, FORFEIT_CHECK, TRICK_PLAY
 from envs.picchetto.game import Phase as PicchettoPhase
 from tests.envs.cases import BRISCOLA5_NON_DEFAULT, PICCHETTO_NON_DEFAULT, PIGUGNIN_NON_DEFAULT
+from tests.envs.common import first_fast
 
 # A Briscola deal in which seat 1 holds no card points, so the hand opens with the forfeit check.
 _ZERO = ["2C", "4C", "5C", "6C", "7C", "2D", "4D", "5D"]
@@ -135,7 +136,7 @@ def checkpoints(moves: list, keys: list) -> list[int]:
     return sorted(p for p in points if p < len(moves) - 1)
 
 
-@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+@pytest.mark.parametrize("how", first_fast(["deepcopy", "pickle"]))
 @pytest.mark.parametrize("wrapper", WRAPPERS)
 @pytest.mark.parametrize(("name", "module", "flags", "options", "phases", "min_hands"), CASES, ids=[c[0] for c in CASES])
 def test_copy_continues_like_the_original(name, module, flags, options, phases, min_hands, wrapper, how):

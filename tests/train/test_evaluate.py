@@ -15,6 +15,7 @@ import train.evaluation.core as evaluate_mod
 import train.evaluation.play as eval_play
 from agents.base import BaseAgent, legal_actions
 from envs.core.errors import ConfigError
+from tests.envs.common import first_fast
 from train.evaluate import evaluate, head_to_head, main, parse_flag
 from train.evaluation.play import derive_seed, seatings
 
@@ -173,7 +174,7 @@ def test_plain_deals_rotate_the_seating_from_deal_to_deal(monkeypatch):
     assert len({s[1] for s in seen}) == 4
 
 
-@pytest.mark.parametrize("game", sorted(SEATS))
+@pytest.mark.parametrize("game", first_fast(sorted(SEATS)))
 def test_reproducible_and_independent_of_worker_count(game):
     n = SEATS[game]
     flags = {"episode": "game"} if game == "picchetto" else {}

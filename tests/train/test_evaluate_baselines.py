@@ -22,6 +22,7 @@ def _load():
     return module
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HEURISTICS, reason="a heuristic agent is missing")
 def test_baselines_report_and_its_commands_agree(tmp_path):
     out = tmp_path / "baselines.md"

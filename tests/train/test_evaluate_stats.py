@@ -83,6 +83,7 @@ def test_rating_bad_input_raises_before_play(monkeypatch):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("agents.briscola5_heuristic") is None, reason="no Briscola heuristic")
+@pytest.mark.slow
 def test_round_robin_ranks_heuristic_first_and_is_worker_independent(tmp_path):
     from train.evaluation.rating import round_robin
 

@@ -129,6 +129,7 @@ def test_subproc_vec_env_trains_the_same_policy(tmp_path):
     assert same_params(dummy / "last.zip", subproc / "last.zip")
 
 
+@pytest.mark.slow
 def test_selfplay_adds_frozen_snapshots_to_the_pool(tmp_path):
     run = main(["--game", "picchetto", "--env.episode", "hand", *FAST, "--total_timesteps", "512",
                 "--selfplay", "true", "--snapshot_every", "64",

@@ -292,6 +292,7 @@ def test_add_opponent_rejects_bad_specs():
     assert env.pool.snapshots == []
 
 
+@pytest.mark.slow
 def test_subproc_vec_env_matches_dummy():
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
