@@ -32,11 +32,12 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = ROOT / "runs" / "play"
 
-pytestmark = pytest.mark.skipif(
+# A real browser playing whole episodes: the full suite (make test) runs it, the fast tier does not.
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     CHROMIUM is None,
     reason="no Chromium on this machine: install the Debian package (apt-get install -y chromium; .ci/run does); "
            "Playwright's own browser download is not reachable here and is never used",
-)
+)]
 
 
 def _free_port() -> int:
