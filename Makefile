@@ -4,7 +4,7 @@
 VENV  := .venv
 PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.mazzo-installed
-CONFIG ?= configs/briscola5/ppo.yaml
+CONFIG ?= configs/briscola5/ppo_batched.yaml
 
 .PHONY: test test-fast train bench lint
 
