@@ -50,12 +50,10 @@ def parse_opponents(opponents: str | Sequence[str] | None, game: str, num_player
 
 
 def _make_bot(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any:
-    from agents import make_agent
+    from agents.registry import parse_agent_spec
 
     try:
-        if spec.startswith(("ppo:", "pretrained:")):
-            return make_agent(spec, game, seed=seed, flags=dict(flags))
-        return make_agent(spec, game, seed=seed)
+        return parse_agent_spec(spec, game).build(seed=seed, flags=dict(flags))  # flags reach trained agents only
     except ConfigError:
         raise
     except ImportError as e:

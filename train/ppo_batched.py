@@ -75,7 +75,7 @@ import numpy as np
 import yaml
 
 from envs.core.errors import ConfigError
-from envs.registry import GAMES, make_raw_env
+from envs.registry import GAMES, game_spec
 from train.config import parse_args, to_dict
 
 __all__ = ["Args", "check_args", "wants_batched", "opponent_specs", "build_actor", "build_critic", "BatchedPPO",
@@ -213,10 +213,11 @@ def check_args(args: Args) -> dict[str, Any]:
     if args.engine != "batched":
         raise ConfigError(f"invalid value {args.engine!r} for 'engine'; allowed: 'batched' (train/ppo.py runs the "
                           "Stable-Baselines3 trainer for configs without it)")
-    if args.game not in GAMES:
-        raise ConfigError(f"invalid value {args.game!r} for 'game'; allowed: {', '.join(GAMES)}")
-    raw = make_raw_env(args.game, **args.env)  # unknown or invalid flags raise ConfigError here
-    n = len(raw.possible_agents)
+    try:
+        the_game = game_spec(args.game)
+    except ConfigError:
+        raise ConfigError(f"invalid value {args.game!r} for 'game'; allowed: {', '.join(GAMES)}") from None
+    n = the_game.num_players(args.env)  # unknown or invalid flags raise ConfigError here (no env is built)
     for key in ("total_timesteps", "num_envs", "num_steps", "n_epochs", "minibatch_size", "eval_deals", "final_deals",
                 "snapshot_every", "max_snapshots", "eval_workers", "torch_threads", "bc_epochs"):
         v = getattr(args, key)
@@ -256,9 +257,8 @@ def check_args(args: Args) -> dict[str, Any]:
             make_agent(str(spec), args.game)
         except ImportError as e:
             raise ConfigError(f"agent {spec!r} is not available for {args.game}: {e}") from None
-    obs_size = int(raw.observation_space(raw.possible_agents[0])["observation"].shape[0])
-    return {"game": args.game, "flags": dict(args.env), "obs_shape": [obs_size],
-            "num_actions": int(raw.action_space(raw.possible_agents[0]).n)}
+    return {"game": args.game, "flags": dict(args.env), "obs_shape": list(the_game.observation_shape(args.env)),
+            "num_actions": the_game.num_actions}
 
 
 def opponent_specs(opponents: Any) -> list[str]:
