@@ -46,12 +46,11 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numba as nb
 import numpy as np
 
 from agents import briscola5_heuristic as _py
+from agents.batched.base import BatchedHeuristic
 from envs.briscola5.game import (
     AUCTION,
     BID,
@@ -72,7 +71,6 @@ from envs.briscola5.game import (
     SUIT,
 )
 from envs.briscola5.observation import LAYOUT, OBS_SIZE
-from envs.core.errors import ConfigError
 
 __all__ = ["Briscola5BatchedHeuristic", "Briscola5Heuristic", "act_rows"]
 
@@ -315,46 +313,17 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np
         out[i] = _act_row(obs[i], mask[i], consts, card_tab, trump_tab, counts)
 
 
-class Briscola5BatchedHeuristic:
-    """The Briscola heuristic over many rows at once: an `OpponentPolicy` of the batched trainer.
+class Briscola5BatchedHeuristic(BatchedHeuristic):
+    """The Briscola heuristic over float32 `(k, 1169)` observations and int8 `(k, 143)` masks."""
 
-    Built like the Python heuristic plus the game flags (`Class(game, seed=seed, flags=flags)`);
-    the flags and the seed do not change a decision (the legal ids come from the mask, and the
-    heuristic draws no random numbers).
-    """
+    game = "briscola5"
+    num_actions = NUM_ACTIONS
 
-    name = "heuristic"
+    def _widths(self) -> dict[int, str]:
+        return {OBS_SIZE: ""}
 
-    def __init__(self, game: str = "briscola5", seed: int | None = None, flags: dict[str, Any] | None = None,
-                 **_: Any):
-        if game != "briscola5":
-            raise ConfigError(f"Briscola5BatchedHeuristic plays briscola5, not {game!r}")
-        self.game = game
-        self.flags = dict(flags or {})
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """One action per row: int64 `(k,)` for float32 `(k, 1169)` observations and int8 `(k, 143)` masks."""
-        obs = np.ascontiguousarray(obs, dtype=np.float32)
-        mask = np.ascontiguousarray(mask, dtype=np.int8)
-        if obs.ndim != 2 or obs.shape[1] != OBS_SIZE or mask.shape != (obs.shape[0], NUM_ACTIONS):
-            raise ValueError(f"expected observations ({obs.shape[0] if obs.ndim else '?'}, {OBS_SIZE}) and masks "
-                             f"(same rows, {NUM_ACTIONS}); got {obs.shape} and {mask.shape}")
-        out = np.empty(obs.shape[0], dtype=np.int64)
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         act_rows(obs, mask, CONSTS, CARD_TAB, TRUMP_TAB, out)
-        if out.size and out.min() < 0:
-            row = int(np.flatnonzero(out < 0)[0])
-            raise ValueError(f"row {row}: the action mask is all zeros: this seat is not to act (or the episode is over)")
-        return out
-
-    def reset(self) -> None:
-        pass
-
-    def seed(self, seed: int | None) -> None:
-        pass
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(game={self.game!r})"
-
 
 #: The name `train/batched_opponents.py` looks up (the Python heuristic's class name).
 Briscola5Heuristic = Briscola5BatchedHeuristic

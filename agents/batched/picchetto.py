@@ -52,13 +52,11 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numba as nb
 import numpy as np
 
 from agents import picchetto_heuristic as _py
-from envs.core.errors import ConfigError
+from agents.batched.base import BatchedHeuristic
 from envs.picchetto.game import (
     DECK,
     DISCARD,
@@ -273,46 +271,17 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, fconsts: np.
             out[i] = _play(o, m, consts, card_tab, work)
 
 
-class PicchettoBatchedHeuristic:
-    """The Picchetto heuristic over many rows at once: an `OpponentPolicy` of the batched trainer.
+class PicchettoBatchedHeuristic(BatchedHeuristic):
+    """The Picchetto heuristic over float32 `(k, 442)` observations and int8 `(k, 65)` masks."""
 
-    Built like the Python heuristic plus the game flags (`Class(game, seed=seed, flags=flags)`);
-    the flags and the seed do not change a decision (the legal ids come from the mask, and the
-    heuristic draws no random numbers).
-    """
+    game = "picchetto"
+    num_actions = NUM_ACTIONS
 
-    name = "heuristic"
+    def _widths(self) -> dict[int, str]:
+        return {OBS_SIZE: ""}
 
-    def __init__(self, game: str = "picchetto", seed: int | None = None, flags: dict[str, Any] | None = None,
-                 **_: Any):
-        if game != "picchetto":
-            raise ConfigError(f"PicchettoBatchedHeuristic plays picchetto, not {game!r}")
-        self.game = game
-        self.flags = dict(flags or {})
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """One action per row: int64 `(k,)` for float32 `(k, 442)` observations and int8 `(k, 65)` masks."""
-        obs = np.ascontiguousarray(obs, dtype=np.float32)
-        mask = np.ascontiguousarray(mask, dtype=np.int8)
-        if obs.ndim != 2 or obs.shape[1] != OBS_SIZE or mask.shape != (obs.shape[0], NUM_ACTIONS):
-            raise ValueError(f"expected observations ({obs.shape[0] if obs.ndim else '?'}, {OBS_SIZE}) and masks "
-                             f"(same rows, {NUM_ACTIONS}); got {obs.shape} and {mask.shape}")
-        out = np.empty(obs.shape[0], dtype=np.int64)
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         act_rows(obs, mask, CONSTS, FCONSTS, CARD_TAB, SUIT_VALUE_TAB, RUN_BONUS, SET_BONUS, out)
-        if out.size and out.min() < 0:
-            row = int(np.flatnonzero(out < 0)[0])
-            raise ValueError(f"row {row}: the action mask is all zeros: this seat is not to act (or the episode is over)")
-        return out
-
-    def reset(self) -> None:
-        pass
-
-    def seed(self, seed: int | None) -> None:
-        pass
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(game={self.game!r})"
-
 
 #: The name `train/batched_opponents.py` looks up (the Python heuristic's class name).
 PicchettoHeuristic = PicchettoBatchedHeuristic

@@ -51,13 +51,11 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numba as nb
 import numpy as np
 
 from agents import pigugnin_heuristic as _py
-from envs.core.errors import ConfigError
+from agents.batched.base import BatchedHeuristic
 from envs.pigugnin.game import DECK, LAST_TRICK_BONUS, PIGUGNIN, POINTS, STRENGTH, PigugninGame
 from envs.pigugnin.observation import LAYOUTS
 
@@ -271,48 +269,18 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np
         out[i] = _act_row(obs[i], mask[i], consts, card_tab, key_tab, trick)
 
 
-class PigugninBatchedHeuristic:
-    """The Pigugnìn heuristic over many rows at once: an `OpponentPolicy` of the batched trainer.
+class PigugninBatchedHeuristic(BatchedHeuristic):
+    """The Pigugnìn heuristic over float32 `(k, 546)` or `(k, 672)` observations (4 or 5 players,
+    read from the row's width as `decode` does) and int8 `(k, 40)` masks."""
 
-    Built like the Python heuristic plus the game flags (`Class(game, seed=seed, flags=flags)`);
-    the flags and the seed do not change a decision (the legal ids come from the mask, the player
-    count from the row's width, and the heuristic draws no random numbers).
-    """
+    game = "pigugnin"
+    num_actions = NUM_ACTIONS
 
-    name = "heuristic"
+    def _widths(self) -> dict[int, str]:
+        return {w: f"{n} players" for w, n in N_BY_WIDTH.items()}
 
-    def __init__(self, game: str = "pigugnin", seed: int | None = None, flags: dict[str, Any] | None = None,
-                 **_: Any):
-        if game != "pigugnin":
-            raise ConfigError(f"PigugninBatchedHeuristic plays pigugnin, not {game!r}")
-        self.game = game
-        self.flags = dict(flags or {})
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """One action per row: int64 `(k,)` for float32 `(k, 546)` or `(k, 672)` observations and int8 `(k, 40)` masks."""
-        obs = np.ascontiguousarray(obs, dtype=np.float32)
-        mask = np.ascontiguousarray(mask, dtype=np.int8)
-        n = N_BY_WIDTH.get(obs.shape[1]) if obs.ndim == 2 else None
-        if n is None or mask.shape != (obs.shape[0], NUM_ACTIONS):
-            widths = " or ".join(f"{w} ({m} players)" for w, m in N_BY_WIDTH.items())
-            raise ValueError(f"expected observations ({obs.shape[0] if obs.ndim else '?'}, {widths}) and masks "
-                             f"(same rows, {NUM_ACTIONS}); got {obs.shape} and {mask.shape}")
-        out = np.empty(obs.shape[0], dtype=np.int64)
-        act_rows(obs, mask, CONSTS[n], CARD_TAB, KEY_TAB, out)
-        if out.size and out.min() < 0:
-            row = int(np.flatnonzero(out < 0)[0])
-            raise ValueError(f"row {row}: the action mask is all zeros: this seat is not to act (or the episode is over)")
-        return out
-
-    def reset(self) -> None:
-        pass
-
-    def seed(self, seed: int | None) -> None:
-        pass
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(game={self.game!r})"
-
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        act_rows(obs, mask, CONSTS[N_BY_WIDTH[obs.shape[1]]], CARD_TAB, KEY_TAB, out)
 
 #: The name `train/batched_opponents.py` looks up (the Python heuristic's class name).
 PigugninHeuristic = PigugninBatchedHeuristic
