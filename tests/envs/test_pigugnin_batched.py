@@ -41,22 +41,11 @@ pytest.importorskip("numba")
 from envs import pigugnin_v0  # noqa: E402
 from envs.core.errors import ConfigError, DealError, IllegalActionError  # noqa: E402
 from envs.pigugnin.batched import OUTCOMES, REASONS, PigugninVectorEnv  # noqa: E402
+from tests.envs.cases import PIGUGNIN_NON_DEFAULT
 from tests.envs.common import first_fast
 
 BATCH = 64
-NON_DEFAULT = dict(
-    first_dealer=2,
-    first_hand_leader="holder_7D",
-    pigugnin_first_trick_restriction=True,
-    tie_penalty_scope="paying_scores_only",
-    top_scorer_tie_policy="none_pay",
-    cappotto_others_outcome="standard",
-    multi_loser_policy="top_two",
-    winner_boundary_tie="win",
-    loss_threshold=6,
-    sole_loss_threshold=9,
-    outcome_reward={"win": 1, "draw": 0, "lose": -1},
-)
+NON_DEFAULT = PIGUGNIN_NON_DEFAULT  # the contract tests' non-default flag set (tests/envs/cases.py)
 #: every flag value in at least one config; each config is played for at least MIN_DEALS deals
 CONFIGS = {
     "defaults": {},
