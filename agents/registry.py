@@ -6,6 +6,10 @@
 | ``heuristic``     | the game's heuristic (``GameSpec.heuristic_class()``, ``envs.registry``) |
 | ``ppo:PATH``      | ``TrainedAgent`` playing the safe checkpoint ``PATH`` (``.mazzo.zip`` may be left out) |
 | ``pretrained:GAME`` | the checkpoint shipped in ``agents/pretrained/`` for ``GAME``     |
+| ``heuristic-v1``  | the heuristic as shipped in Mazzo 0.1, frozen (``agents/legacy/``)  |
+| ``plain``         | the plain baseline: ducking in Pigugnìn, greedy in the others (``agents/plain/``); ``ducking`` and ``greedy`` name it too |
+| ``pimc[:K=V,...]``   | Perfect Information Monte Carlo search (``agents/search/pimc.py``); ``K=V`` set its budget, e.g. ``pimc:worlds=64`` |
+| ``ismcts[:K=V,...]`` | information-set MCTS (``agents/search/ismcts.py``), e.g. ``ismcts:iterations=2000`` |
 
 Every caller (training's config check, the single-seat env, evaluation, the play page) goes
 through ``parse_agent_spec``, so a spec means the same thing and fails the same way everywhere.
@@ -13,7 +17,8 @@ through ``parse_agent_spec``, so a spec means the same thing and fails the same 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from dataclasses import dataclass, field
 from typing import Any
 
 from agents.base import BaseAgent
@@ -24,30 +29,84 @@ from envs.registry import GAMES, game_spec
 
 __all__ = ["make_agent", "parse_agent_spec", "AgentSpec", "AGENT_KINDS"]
 
-AGENT_KINDS = ("random", "heuristic", "ppo:PATH", "pretrained:GAME")
+AGENT_KINDS = ("random", "heuristic", "heuristic-v1", "plain", "pimc[:K=V,...]", "ismcts[:K=V,...]", "ppo:PATH",
+               "pretrained:GAME")
+
+#: "module:Class" of the frozen 0.1 heuristics, the plain baselines and the search players
+_LEGACY = {
+    "briscola5": "agents.legacy.briscola5_heuristic_v1:Briscola5HeuristicV1",
+    "pigugnin": "agents.legacy.pigugnin_heuristic_v1:PigugninHeuristicV1",
+    "picchetto": "agents.legacy.picchetto_heuristic_v1:PicchettoHeuristicV1",
+}
+_PLAIN = {
+    "briscola5": "agents.plain.briscola5:GreedyAgent",
+    "pigugnin": "agents.plain.pigugnin:DuckingAgent",
+    "picchetto": "agents.plain.picchetto:GreedyAgent",
+}
+#: the other name of each game's plain player
+_PLAIN_ALIAS = {"briscola5": "greedy", "pigugnin": "ducking", "picchetto": "greedy"}
+_SEARCH = {"pimc": "agents.search.pimc:PIMCAgent", "ismcts": "agents.search.ismcts:ISMCTSAgent"}
+
+
+def _import(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _parse_params(spec: str, text: str) -> tuple[tuple[str, int | float | str], ...]:
+    """``worlds=64,seconds=0.5`` -> ``(("worlds", 64), ("seconds", 0.5))``: ints, then floats, else strings."""
+    params = []
+    for item in filter(None, text.split(",")):
+        key, eq, raw = item.partition("=")
+        if not eq or not key.isidentifier() or not raw:
+            raise ConfigError(f"agent {spec!r}: parameters are KEY=VALUE pairs separated by commas; got {item!r}")
+        value: int | float | str
+        try:
+            value = int(raw)
+        except ValueError:
+            try:
+                value = float(raw)
+            except ValueError:
+                value = raw
+        params.append((key, value))
+    return tuple(params)
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A validated agent spec for one game: ``kind`` (random, heuristic, ppo, pretrained) and its
-    ``arg`` (the checkpoint path or the pretrained game; ``""`` for random and heuristic)."""
+    """A validated agent spec for one game: ``kind`` (random, heuristic, heuristic-v1, plain, pimc, ismcts,
+    ppo, pretrained), its ``arg`` (the checkpoint path or the pretrained game; ``""`` otherwise) and, for the
+    search players, ``params`` (keyword arguments from ``pimc:worlds=64``)."""
 
     text: str
     kind: str
     arg: str
     game: str
+    params: tuple[tuple[str, Any], ...] = field(default=())
 
     @property
     def trained(self) -> bool:
         return self.kind in ("ppo", "pretrained")
 
     def build(self, seed: int | None = None, flags: dict[str, Any] | None = None, **kwargs: Any) -> BaseAgent:
-        """The player. ``flags`` (the env's flags) go to trained agents only, which check their input
-        shape against them. Without torch a trained agent raises ``ImportError``."""
+        """The player. ``flags`` (the env's flags) go to trained agents, which check their input
+        shape against them, and to the search players, which build the engine from them. Without torch a trained agent raises ``ImportError``."""
         if self.kind == "random":
             return RandomAgent(self.game, seed=seed)
         if self.kind == "heuristic":
             return game_spec(self.game).heuristic_class()(self.game, seed=seed, **kwargs)
+        if self.kind == "heuristic-v1":
+            return _import(_LEGACY[self.game])(self.game, seed=seed, **kwargs)
+        if self.kind == "plain":
+            return _import(_PLAIN[self.game])(self.game, seed=seed, **kwargs)
+        if self.kind in _SEARCH:
+            options = {**dict(self.params), **kwargs}
+            if flags is not None:
+                options["flags"] = dict(flags)
+            try:
+                return _import(_SEARCH[self.kind])(self.game, seed=seed, **options)
+            except TypeError as err:  # an unknown budget keyword
+                raise ConfigError(f"agent {self.text!r}: {err}") from None
         from agents.trained import TrainedAgent  # imports torch: only when asked for
 
         if flags is not None:
@@ -66,9 +125,15 @@ def parse_agent_spec(spec: str, game: str) -> AgentSpec:
     game_spec(game)
     if not isinstance(spec, str):
         raise ConfigError(f"an agent spec must be a string, one of {', '.join(AGENT_KINDS)}; got {spec!r}")
-    if spec in ("random", "heuristic"):
+    if spec in ("random", "heuristic", "heuristic-v1", "plain"):
         return AgentSpec(spec, spec, "", game)
+    if spec in ("ducking", "greedy"):
+        if _PLAIN_ALIAS[game] != spec:
+            raise ConfigError(f"agent {spec!r} is not a {game} player; its plain player is {_PLAIN_ALIAS[game]!r}")
+        return AgentSpec(spec, "plain", "", game)
     kind, _, arg = spec.partition(":")
+    if kind in _SEARCH:
+        return AgentSpec(spec, kind, "", game, _parse_params(spec, arg))
     if kind not in ("ppo", "pretrained") or not arg:
         raise ConfigError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_KINDS)}")
     if kind == "ppo":

@@ -261,5 +261,22 @@ class VectorEnv:
         self._ready = True
         gather_obs(self.buf[i : i + 1], self.gather, self.current_player[i : i + 1], self.obs[i : i + 1])
 
+    def load(self, i: int, state: Any) -> None:
+        """Copy an AEC engine state (`game.new_state`, then any number of `game.apply`) into game `i`.
+
+        Any point of an episode, mid-hand included (the search players load determinized worlds
+        this way). The state is read, never kept; the random stream of game `i` is left as it is.
+        """
+        if not 0 <= i < self.num_envs:
+            raise ConfigError(f"{self.game.name}: game index must be 0..{self.num_envs - 1}; got {i!r}")
+        self._observer.reset(state)
+        self.buf[i] = self._observer.buf
+        self._load(i, state)
+        self.rewards[i] = 0.0
+        self.terminated[i] = False
+        self.truncated[i] = False
+        self._ready = True
+        gather_obs(self.buf[i : i + 1], self.gather, self.current_player[i : i + 1], self.obs[i : i + 1])
+
     def _out(self, arr: np.ndarray) -> np.ndarray:
         return arr.copy() if self.copy_outputs else arr

@@ -1,0 +1,1 @@
+"""Frozen earlier versions of the shipped players, kept as yardsticks."""

@@ -1,0 +1,1 @@
+"""Plain baseline players: ducking (Pigugnin) and greedy (Briscola in cinque, Picchetto)."""

@@ -1,0 +1,1 @@
+"""Search players: determinized Perfect Information Monte Carlo (PIMC) and information-set MCTS."""
