@@ -75,7 +75,7 @@ def _timed(fn, calls: int) -> tuple[float, float]:
 
 def vector_speed(num_envs: int, seconds: float, repeats: int) -> dict[str, tuple[float, float]]:
     """env-steps/s (wall, CPU) of step() with and without copies, the kernel alone and the gather alone."""
-    v = briscola5_v0.vector_env(num_envs)
+    v = briscola5_v0.vector_env(num_envs, threads=THREADS)
     v.reset(seed=0)
     _seed(0)
     acts = np.zeros(num_envs, dtype=np.int64)
@@ -186,6 +186,10 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+#: `vector_env(..., threads=)` of the speed rows (`--threads`)
+THREADS = 1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[1, 64, 1024, 4096], help="num_envs to measure")
@@ -194,7 +198,10 @@ def main() -> None:
     parser.add_argument("--aec-steps", type=int, default=20_000, help="env() steps per run")
     parser.add_argument("--deals", type=int, default=100_000, help="deals of the differential run (0: skip)")
     parser.add_argument("--no-compile", action="store_true", help="skip the compile-time measurement")
+    parser.add_argument("--threads", type=int, default=1, help="cores the batched kernels run on (vector_env threads=)")
     args = parser.parse_args()
+    global THREADS
+    THREADS = args.threads
 
     print("## Briscola in cinque: vector_env\n")
     print(f"Command: `python {shlex.join(['benchmarks/vector_briscola5.py', *sys.argv[1:]])}`  ")

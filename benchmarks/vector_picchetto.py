@@ -89,7 +89,7 @@ def aec_speed(seconds: float) -> tuple[float, float]:
 
 
 def vector_speed(num_envs: int, seconds: float, copy_outputs: bool) -> tuple[float, float]:
-    v = picchetto_v0.vector_env(num_envs)
+    v = picchetto_v0.vector_env(num_envs, threads=THREADS)
     v.copy_outputs = copy_outputs
     v.reset(seed=0)
     rng = seed_streams(1, num_envs)
@@ -132,13 +132,20 @@ def differential(deals: int, seed: int) -> None:
           + ", ".join(f"{k} {v}" for k, v in sorted(total.items())))
 
 
+#: `vector_env(..., threads=)` of the speed rows (`--threads`)
+THREADS = 1
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--speed-seconds", type=float, default=3.0, help="seconds per speed measurement (0: skip)")
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096])
     ap.add_argument("--deals", type=int, default=100_000, help="hands to compare differentially (0: skip)")
     ap.add_argument("--seed", type=int, default=20_000)
+    ap.add_argument("--threads", type=int, default=1, help="cores the batched kernels run on (vector_env threads=)")
     args = ap.parse_args()
+    global THREADS
+    THREADS = args.threads
     import numba
 
     print(f"command: `python benchmarks/{Path(__file__).name} {' '.join(sys.argv[1:])}`".replace(" `", "`"))

@@ -69,7 +69,7 @@ def vector_speed(num_envs: int, steps: int, num_players: int, copy_outputs: bool
     """env-steps/s (wall, CPU) of `vector_env(num_envs)` over about `steps` env-steps."""
     from envs import pigugnin_v0
 
-    venv = pigugnin_v0.vector_env(num_envs, num_players=num_players)
+    venv = pigugnin_v0.vector_env(num_envs, num_players=num_players, threads=THREADS)
     venv.copy_outputs = copy_outputs
     venv.reset(seed=0)
     state = np.array([0x9E3779B97F4A7C15], dtype=np.uint64)
@@ -184,12 +184,19 @@ def differential(total_deals: int) -> list[str]:
     return rows
 
 
+#: `vector_env(..., threads=)` of the speed rows (`--threads`)
+THREADS = 1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--deals", type=int, default=100_000, help="deals compared with the AEC env (0: skip)")
     parser.add_argument("--speed-steps", type=int, default=2_000_000, help="env-steps per batched measurement (0: skip)")
     parser.add_argument("--aec-steps", type=int, default=100_000, help="agent-steps of the env() measurement")
+    parser.add_argument("--threads", type=int, default=1, help="cores the batched kernels run on (vector_env threads=)")
     args = parser.parse_args()
+    global THREADS
+    THREADS = args.threads
     print(f"command: `python {' '.join(sys.argv)}`")
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, numpy {np.__version__}, numba {nb.__version__}")

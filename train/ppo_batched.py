@@ -33,8 +33,9 @@ paid to a seat before its first decision of an episode (no choice of the seat le
 
 The actor is an MLP with a linear action head (``logits = action_net(policy_net(flatten(obs)))``, the
 safe checkpoint's layout, ``agents/checkpoint.py``); the critic a separate MLP. Illegal logits are set
-to ``-1e8`` (finite, so entropies stay free of NaN); actions are sampled by Gumbel-max with a seeded
-generator. Greedy evaluation plays the saved file through ``TrainedAgent`` (``make_agent("ppo:PATH")``).
+to ``-1e8`` (finite, so entropies stay free of NaN); actions are sampled by inverse CDF with a seeded
+generator (``sample_masked``). The first layers of the actor and the critic run as one matrix product
+(``policy_and_value``): the same weights, one GEMM over the wide observation instead of two. Greedy evaluation plays the saved file through ``TrainedAgent`` (``make_agent("ppo:PATH")``).
 
 Outputs, in ``runs/{game}__{exp_name}__{seed}__{unix time}/`` (those of ``train/ppo.py`` but its SB3 files):
 
@@ -318,6 +319,31 @@ def build_critic(obs_size: int, hidden: list[int], activation: str = "Tanh") -> 
     return nn.Sequential(body, head)
 
 
+def first_layers(actor: Any, critic: Any) -> tuple[Any, Any, int] | None:
+    """The actor's and the critic's first linear layers stacked (weight, bias, actor width), or None
+    for networks without a hidden layer. Call it under autograd in an update (gradients flow to both)."""
+    import torch
+    from torch import nn
+
+    a, c = actor.policy_net[0], critic[0][0] if len(critic[0]) else None
+    if not isinstance(a, nn.Linear) or not isinstance(c, nn.Linear):
+        return None
+    return torch.cat((a.weight, c.weight)), torch.cat((a.bias, c.bias)), a.out_features
+
+
+def policy_and_value(actor: Any, critic: Any, x: Any, stacked: tuple[Any, Any, int] | None) -> tuple[Any, Any]:
+    """``(actor(x), critic(x)[:, 0])``, with the two first layers as one product when ``stacked`` is given
+    (``first_layers``): the observation is wide (1,169 floats in Briscola), so that layer is most of the cost."""
+    import torch.nn.functional as F
+
+    if stacked is None:
+        return actor(x), critic(x)[:, 0]
+    weight, bias, width = stacked
+    h_actor, h_critic = F.linear(x, weight, bias).split((width, weight.shape[0] - width), 1)
+    body, head = critic
+    return actor.action_net(actor.policy_net[1:](h_actor)), head(body[1:](h_critic))[:, 0]
+
+
 # -- the trainer -----------------------------------------------------------------------------------------------
 
 
@@ -382,12 +408,14 @@ class BatchedPPO:
         import torch
 
         from agents.checkpoint import HUGE_NEG
+        from train.batched_opponents import sample_masked
 
         args, env, buf, seats, timers = self.args, self.env, self.buf, self.seats, self.timers
         games, actions, clock = self.games, self.actions, time.perf_counter
         everyone = args.all_seats_share == 1.0
         before = self.global_step
         with torch.inference_mode():
+            stacked = first_layers(self.actor, self.critic)  # the weights do not change during a rollout
             for _ in range(args.num_steps):
                 t0 = clock()
                 cur = env.current_player.copy()
@@ -398,12 +426,12 @@ class BatchedPPO:
                     np.take(env.obs, learner, axis=0, out=buf.obs[s])
                     np.not_equal(np.take(env.mask, learner, axis=0), 0, out=buf.mask[s])
                     x, legal = torch.from_numpy(buf.obs[s]), torch.from_numpy(buf.mask[s])
-                    logits = self.actor(x).masked_fill(~legal, HUGE_NEG)
-                    noise = torch.empty(logits.shape).exponential_(generator=self.sample_gen).log_()
-                    a = (logits - noise).argmax(-1)  # Gumbel-max: a sample of the masked policy
+                    logits, value = policy_and_value(self.actor, self.critic, x, stacked)
+                    logits = logits.masked_fill(~legal, HUGE_NEG)
+                    a = sample_masked(logits, self.sample_gen)
                     buf.act[s] = a.numpy()
                     buf.logp[s] = torch.log_softmax(logits, -1).gather(1, a[:, None])[:, 0].numpy()
-                    buf.val[s] = self.critic(x)[:, 0].numpy()
+                    buf.val[s] = value.numpy()
                     actions[learner] = buf.act[s]
                     self.ep_dec[learner, cur[learner]] += 1
                     self.global_step += len(learner)
@@ -464,7 +492,8 @@ class BatchedPPO:
             approx_kl = 0.0
             for mb in idx[torch.randperm(len(idx), generator=self.shuffle_gen)].split(args.minibatch_size):
                 x = obs_t[mb]
-                logits = self.actor(x).masked_fill(~mask_t[mb], HUGE_NEG)
+                logits, value = policy_and_value(self.actor, self.critic, x, first_layers(self.actor, self.critic))
+                logits = logits.masked_fill(~mask_t[mb], HUGE_NEG)
                 logp_all = torch.log_softmax(logits, -1)
                 newlogp = logp_all.gather(1, act_t[mb][:, None])[:, 0]
                 # masked: probability 0 times a finite log, no NaN; softmax, not exp(logp): exp's underflow
@@ -476,7 +505,7 @@ class BatchedPPO:
                 if args.norm_adv and len(mb) > 1:
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
                 pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - args.clip_range, 1 + args.clip_range)).mean()
-                value_loss = ((self.critic(x)[:, 0] - ret_t[mb]) ** 2).mean()
+                value_loss = ((value - ret_t[mb]) ** 2).mean()
                 loss = pg_loss - args.ent_coef * entropy + args.vf_coef * value_loss
                 self.optimizer.zero_grad()
                 loss.backward()

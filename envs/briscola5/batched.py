@@ -97,7 +97,7 @@ from envs.briscola5.observation import (
     O_TRUMP,
     Briscola5Observer,
 )
-from envs.core.vector import VectorEnv, rand_below
+from envs.core.vector import Shared, VectorEnv, rand_below
 
 __all__ = ["Briscola5VectorEnv"]
 
@@ -499,7 +499,7 @@ def _no_forfeit(i, seat, G, buf, cur):
         buf[i, O_PHASE + AUCTION] = 1.0
 
 
-@_jit()
+@_jit(nogil=True)
 def _step_kernel(actions, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask, rewards, terminated, truncated):
     for i in range(actions.shape[0]):
         a = actions[i]
@@ -566,7 +566,7 @@ class Briscola5VectorEnv(VectorEnv):
         _mask_kernel(i, self._G, self._H, self._cfg, self.current_player, self.mask)
 
     def _step(self, actions: np.ndarray) -> None:
-        _step_kernel(
-            actions, self._G, self._P, self._H, self._perm, self.rng, self._cfg, self._fcfg, self.buf,
-            self.current_player, self.mask, self.rewards, self.terminated, self.truncated,
+        self._run(
+            _step_kernel, actions, self._G, self._P, self._H, self._perm, self.rng, Shared(self._cfg),
+            Shared(self._fcfg), self.buf, self.current_player, self.mask, self.rewards, self.terminated, self.truncated,
         )

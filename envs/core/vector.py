@@ -35,6 +35,7 @@ buffers instead (faster; they are overwritten by the next call), as the batched 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba as nb
@@ -43,7 +44,7 @@ import numpy as np
 from envs.core.errors import ConfigError, DealError, IllegalActionError
 from envs.core.game import CardGame, Observer
 
-__all__ = ["VectorEnv", "first_illegal", "gather_obs", "rand_below", "seed_streams"]
+__all__ = ["VectorEnv", "Shared", "first_illegal", "gather_obs", "rand_below", "seed_streams"]
 
 
 # -- kernels shared by every game ---------------------------------------------------------
@@ -60,7 +61,7 @@ def rand_below(rng: np.ndarray, i: int, n: int) -> int:
     return int((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(33)) % n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def gather_obs(buf: np.ndarray, gather: np.ndarray, seats: np.ndarray, obs: np.ndarray) -> None:
     """`obs[i] = buf[i][gather[seats[i]]]`: the seat-relative view of every game."""
     size = obs.shape[1]
@@ -81,6 +82,25 @@ def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
         if a < 0 or a >= num_actions or mask[i, a] != 1:
             return i
     return -1
+
+
+class Shared:
+    """An argument of `VectorEnv._run` that every chunk of games gets whole (not sliced by game)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """One executor per thread count, shared by every VectorEnv (the caller's thread runs a chunk too)."""
+    if threads not in _POOLS:
+        _POOLS[threads] = ThreadPoolExecutor(max_workers=threads - 1, thread_name_prefix="mazzo-vector")
+    return _POOLS[threads]
 
 
 def seed_streams(seed: int | None, count: int) -> np.ndarray:
@@ -108,9 +128,14 @@ class VectorEnv:
     #: flags whose non-default values the engine cannot play: {flag: why}
     unsupported: dict[str, str] = {}
 
-    def __init__(self, num_envs: int, **flags: Any):
+    def __init__(self, num_envs: int, threads: int = 1, **flags: Any):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ConfigError(f"num_envs must be an int >= 1; got {num_envs!r}")
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+            raise ConfigError(f"threads must be an int >= 1 (games stepped on that many cores at once); got {threads!r}")
+        #: `step` runs the kernels over this many contiguous chunks of games at once (numba releases the GIL);
+        #: every game only touches its own rows, so the results do not depend on it.
+        self.threads = min(int(threads), int(num_envs))
         self.game = self.game_class(**flags)  # the AEC engine validates the flags: same errors
         self.flags = self.game.flags
         self._check_supported()
@@ -198,6 +223,22 @@ class VectorEnv:
                 raise DealError(f"game {i}: {err}") from None
         return setups
 
+    def _run(self, kernel: Any, *args: Any) -> None:
+        """`kernel(*args)` over every game, split into `threads` chunks run at once. Array arguments are
+        sliced by game (first axis); wrap the ones every game shares (flag tables) in `Shared`."""
+        if self.threads == 1:
+            kernel(*(a.value if isinstance(a, Shared) else a for a in args))
+            return
+        bounds = np.linspace(0, self.num_envs, self.threads + 1).astype(int)
+        chunks = [
+            tuple(a.value if isinstance(a, Shared) else a[lo:hi] for a in args)
+            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+        ]
+        pending = [_pool(self.threads).submit(kernel, *chunk) for chunk in chunks[1:]]
+        kernel(*chunks[0])
+        for job in pending:
+            job.result()
+
     def step(self, actions: Any):
         if not self._ready:
             raise RuntimeError(f"{self.game.name}: vector_env.step() before reset(); call reset() first")
@@ -206,7 +247,7 @@ class VectorEnv:
         self.terminated[:] = False
         self.truncated[:] = False
         self._step(acts)
-        gather_obs(self.buf, self.gather, self.current_player, self.obs)
+        self._run(gather_obs, self.buf, Shared(self.gather), self.current_player, self.obs)
         return (
             self._out(self.obs), self._out(self.mask), self._out(self.rewards),
             self._out(self.terminated), self._out(self.truncated), {},

@@ -49,7 +49,7 @@ import numba as nb
 import numpy as np
 
 from envs.core.errors import DealError
-from envs.core.vector import VectorEnv, rand_below, seed_streams
+from envs.core.vector import Shared, VectorEnv, rand_below, seed_streams
 from envs.picchetto import game as _g
 from envs.picchetto import observation as _o
 from envs.picchetto.game import PicchettoGame
@@ -660,7 +660,7 @@ def _deal_kernel(indices, st, pend, buf, mask, cur, rng, cfg, fcfg):
         _write_mask(mask, st, i, cfg)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cfg, fcfg):
     """One action per game. The frequent path (discards, leads, follows with their trick points and
     pique, the observation and mask updates) is written out here: every call of a function with
@@ -929,8 +929,8 @@ class PicchettoVectorEnv(VectorEnv):
         _write_mask(self.mask, self.state["st"], i, self._cfg)
 
     def _step(self, actions: np.ndarray) -> None:
-        _step_kernel(actions, self.state["st"], self.state["pend"], self.buf, self.mask, self.rewards,
-                     self.terminated, self.current_player, self.rng, self._cfg, self._fcfg)
+        self._run(_step_kernel, actions, self.state["st"], self.state["pend"], self.buf, self.mask, self.rewards,
+                  self.terminated, self.current_player, self.rng, Shared(self._cfg), Shared(self._fcfg))
 
     def reset(self, seed: int | None = None, options: Any = None):
         """`VectorEnv.reset`; an explicit deal whose episode is over at the deal raises `DealError`.

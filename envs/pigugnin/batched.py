@@ -47,7 +47,7 @@ import numpy as np
 
 from envs.core.cards import ITALIAN
 from envs.core.errors import ConfigError, DealError
-from envs.core.vector import VectorEnv, rand_below
+from envs.core.vector import Shared, VectorEnv, rand_below
 from envs.pigugnin import game as _game
 from envs.pigugnin import observation as _observation
 from envs.pigugnin.game import PigugninGame
@@ -412,7 +412,7 @@ def _end_hand(i, winner, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminat
         _hand_buf(i, cfg, fcfg, g8, g64, buf)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _step_all(actions, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated, current_player, mask):
     """One card per game: `game.apply` and `PigugninObserver.update`, then the next seat's mask.
 
@@ -588,9 +588,9 @@ class PigugninVectorEnv(VectorEnv):
         )
 
     def _step(self, actions: np.ndarray) -> None:
-        _step_all(
-            actions, self._cfg, self._fcfg, self._tables, self._g8, self._g64, self.buf, self.rng, self.rewards,
-            self.terminated, self.current_player, self.mask,
+        self._run(
+            _step_all, actions, Shared(self._cfg), Shared(self._fcfg), Shared(self._tables), self._g8, self._g64,
+            self.buf, self.rng, self.rewards, self.terminated, self.current_player, self.mask,
         )
 
     def _load(self, i: int, state: Any) -> None:
