@@ -19,6 +19,11 @@ same calls give the same actions.
 | ``random`` | ``MaskedRandom``: uniform over the legal actions of each row (NumPy) |
 | ``heuristic`` | the game's batched heuristic (see below; all three games have one), else ``AgentRows`` over the Python heuristic |
 | ``heuristic-python`` | ``AgentRows`` over the Python heuristic (``make_agent("heuristic", game)``), whatever exists |
+| ``heuristic-v1`` | the frozen numba port of the 0.1 heuristic (``agents/legacy/batched_<game>_v1.py``) |
+| ``plain``, ``ducking``, ``greedy`` | ``AgentRows`` over that Python player (``agents/registry.py``): row by row, slow |
+
+The search players (``pimc``, ``ismcts``) are not opponents here: they remember their seat's episode
+(``agents/search``), and rows of many games arrive in any order.
 | ``ppo:PATH``, ``pretrained:GAME`` | ``ActorRows`` over the checkpoint's actor (safe format), greedy like ``make_agent`` |
 | (self-play snapshots) | ``ActorRows`` over a frozen copy of the learner's actor, sampling its policy |
 
@@ -46,7 +51,13 @@ from envs.registry import game_spec
 __all__ = ["OpponentPolicy", "MaskedRandom", "AgentRows", "ActorRows", "make_opponent", "batched_heuristic_class",
            "OPPONENT_SPECS"]
 
-OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "ppo:PATH", "pretrained:GAME")
+OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "heuristic-v1", "plain", "ppo:PATH", "pretrained:GAME")
+#: the frozen numba ports of the 0.1 heuristics
+_LEGACY_PORTS = {
+    "briscola5": "agents.legacy.batched_briscola5_v1:Briscola5BatchedHeuristicV1",
+    "pigugnin": "agents.legacy.batched_pigugnin_v1:PigugninBatchedHeuristicV1",
+    "picchetto": "agents.legacy.batched_picchetto_v1:PicchettoBatchedHeuristicV1",
+}
 
 
 @runtime_checkable
@@ -151,8 +162,13 @@ def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any
         if cls is not None:
             return cls(game, seed=seed, flags=dict(flags))
         return AgentRows(make_agent("heuristic", game, seed=seed), name=spec)
+    if spec == "heuristic-v1":
+        module, _, name = _LEGACY_PORTS[game_spec(game).name].partition(":")
+        return getattr(importlib.import_module(module), name)(game, seed=seed, flags=dict(flags))
     kind, _, arg = spec.partition(":")
     if kind in ("ppo", "pretrained") and arg:
         agent = make_agent(spec, game, seed=seed, flags=dict(flags))  # the safe loader and its checks
         return ActorRows(agent.actor, name=spec, greedy=True, seed=seed)
+    if spec in ("plain", "ducking", "greedy"):
+        return AgentRows(make_agent(spec, game, seed=seed), name=spec)
     raise ConfigError(f"unknown opponent {spec!r}; known opponents: {', '.join(OPPONENT_SPECS)}")

@@ -1,0 +1,291 @@
+"""FROZEN numba port of the 0.1 pigugnin heuristic (``heuristic-v1``, ``agents/legacy/pigugnin_heuristic_v1.py``).
+
+Kept unchanged so that the batched trainer can play against the previous heuristic at numba speed
+(opponent spec ``heuristic-v1``); tests/agents/test_legacy_players.py checks it against the frozen
+Python player. Do not edit; its original description follows.
+
+Pigugnìn: the club-player heuristic decided for many observations at once (numba).
+
+`PigugninBatchedHeuristic.act(obs, mask)` takes a float32 `(k, 546)` (4 players) or `(k, 672)`
+(5 players) matrix whose rows are observations of seats to act (each exactly the AEC env's
+`observe(agent)["observation"]`, e.g. `vector_env(...).obs`) and the int8 `(k, 40)` matrix of
+their masks, and returns an int64 `(k,)` array: for every row, the action
+`agents.pigugnin_heuristic.PigugninHeuristic.act` chooses on that observation. Like the Python
+heuristic, which reads only `decode(obs)`, the kernel reads only the row and its mask, never an
+engine state, so rows of different games and seats may come in any order. The player count is
+read from the row's width, as `decode` reads it.
+
+| what the Python heuristic reads (`decode`) | where the kernel reads it |
+|---|---|
+| `hand` (and `tricks_left = len(hand)`) | the `hand` field |
+| `played` (with the hand: the unseen cards) | the `played` field, every relative seat |
+| `trick` (the cards in play order from the leader) | `trick_leader` (first hit), then the `trick` rows from the leader on, empty rows skipped |
+| `tricks_won[0] == 0` (trickless) | `round(tricks_won[0] * hand_size) == 0` |
+| the legal ids | the mask |
+
+The rules (lead, secure a cheap trick while trickless, duck, throw when void, ...) are the
+Python heuristic's, in the same order; see its module docstring.
+
+Equal decisions, tie for tie: the Python heuristic picks with `min`/`max` over the legal ids in
+increasing order with tuple keys. Each tuple key is a row of `KEY_TAB`, the dense rank of the
+key of every card (equal tuples, equal rank), built at import time from the heuristic's own
+tables (`STRENGTH`, `POINTS`, `TOP_POINTS`, `PIGUGNIN`, `danger`); the kernel scans the same ids
+in the same order and replaces its choice only on a strictly better rank (the first of equal
+keys, as `min` and `max` keep it).
+
+Randomness: none. The Python heuristic never draws from its generator (its decisions are a
+function of the observation alone), so neither does this port; `seed` is accepted and ignored,
+and the same rows always give the same actions.
+
+Every fact from another module (observation offsets per player count, card tables, the key
+ranks) reaches the kernel as an argument, not as a global: numba's on-disk cache (`cache=True`)
+freezes globals and notices changes to this file only, so a change to the layout or to the
+heuristic's tables can never be served from a stale cache. A change of the heuristic's *rules*
+(or of one of its inline keys, copied into `_KEYS` below) must be ported here;
+`tests/agents/test_batched_heuristics.py` compares both on thousands of observations.
+
+Example:
+
+    >>> from envs import pigugnin_v0
+    >>> from agents.batched.pigugnin import PigugninBatchedHeuristic
+    >>> venv = pigugnin_v0.vector_env(4, num_players=5)
+    >>> obs, mask = venv.reset(seed=0)
+    >>> actions = PigugninBatchedHeuristic("pigugnin").act(obs, mask)
+    >>> actions.dtype, actions.shape, bool(mask[range(4), actions].all())
+    (dtype('int64'), (4,), True)
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from agents import pigugnin_heuristic as _py
+from agents.batched.base import BatchedHeuristic
+from envs.pigugnin.game import DECK, LAST_TRICK_BONUS, PIGUGNIN, POINTS, STRENGTH, PigugninGame
+from envs.pigugnin.observation import LAYOUTS
+
+__all__ = ["PigugninBatchedHeuristicV1", "act_rows"]
+
+NUM_ACTIONS = PigugninGame.num_actions
+SUIT = DECK.suit_of
+
+# -- what the kernel receives ---------------------------------------------------------------
+# `CONSTS[n]` (int64), one per player count: the indices below are this file's, the values come
+# from observation.py, game.py and the Python heuristic at import time.
+(K_HAND, K_PLAYED, K_TRICK, K_LEADER, K_TRICKS, K_N, K_HAND_SIZE, K_LATE, K_PIG, K_LAST_BONUS,
+ K_FULL) = range(11)
+_OBS_FIELDS = ("hand", "played", "trick", "trick_leader", "tricks_won")
+
+
+def _consts(n: int) -> np.ndarray:
+    lay = LAYOUTS[n]
+    assert lay.fields["played"].shape == (n, DECK.size) and lay.fields["trick"].shape == (n, DECK.size)
+    return np.array(
+        [lay.fields[f].obs_offset for f in _OBS_FIELDS]
+        # decode's hand_size; the heuristic's `late`: tricks_left <= max(3, DECK.size // n // 3)
+        + [n, DECK.size // n, max(3, DECK.size // n // 3), PIGUGNIN, LAST_TRICK_BONUS, DECK.full_mask],
+        dtype=np.int64,
+    )
+
+
+CONSTS = {n: _consts(n) for n in LAYOUTS}
+assert all(len(k) == K_FULL + 1 for k in CONSTS.values())
+#: observation width -> player count (what decode reads the player count from)
+N_BY_WIDTH = {lay.obs_size: n for n, lay in LAYOUTS.items()}
+
+#: `CARD_TAB[row, c]`, rows: suit, card points, strength of card `c`, and `STRONGER[c]` (bitmask
+#: of the cards of c's suit that capture it).
+C_SUIT, C_POINTS, C_STRENGTH, C_STRONGER = range(4)
+CARD_TAB = np.array([SUIT, POINTS, STRENGTH, _py.STRONGER], dtype=np.int64)
+assert all(0 <= m < 1 << 62 for m in _py.STRONGER)
+
+
+def _dense_ranks(keys) -> list[int]:
+    """Each key's rank among the distinct keys (equal keys, equal rank; orders like the tuples)."""
+    order = {k: r for r, k in enumerate(sorted(set(keys)))}
+    return [order[k] for k in keys]
+
+
+_S, _P, _TOP = _py.STRENGTH, _py.POINTS, _py.TOP_POINTS
+_PIG = _py.PIGUGNIN
+#: The tuple keys of the Python heuristic (copied from its `act` and `_lead`; one row each).
+_KEYS = {
+    # sure winners and masters: min by (points, -strength)
+    "cheap_sure": lambda c: (_P[c], -_S[c]),
+    # a winner when none is sure: max by (not an Ace, strength)
+    "strong_winner": lambda c: (_P[c] < _TOP, _S[c]),
+    # void: max by danger
+    "danger": _py.danger,
+    # ducking while trickless: max by (JS, -strength)
+    "duck_trickless": lambda c: (c == _PIG, -_S[c]),
+    # ducking (max) and the lowest card when it must win not last (min): (JS, strength)
+    "pig_strength": lambda c: (c == _PIG, _S[c]),
+    # last to play, must win: max by (not JS, strength)
+    "last_win": lambda c: (c != _PIG, _S[c]),
+    # leading while trickless without a master: max by (not JS, not an Ace, strength)
+    "lead_trickless": lambda c: (c != _PIG, _P[c] < _TOP, _S[c]),
+    # leading otherwise, min by lead_key: without JS in hand (pig_suit = -1) and with it
+    "lead": lambda c: (SUIT[c] == -1, c == _PIG, _S[c], _P[c]),
+    "lead_holding_pig": lambda c: (SUIT[c] == SUIT[_PIG], c == _PIG, _S[c], _P[c]),
+}
+(R_CHEAP_SURE, R_STRONG_WINNER, R_DANGER, R_DUCK_TRICKLESS, R_PIG_STRENGTH, R_LAST_WIN, R_LEAD_TRICKLESS, R_LEAD,
+ R_LEAD_HOLDING_PIG) = range(len(_KEYS))
+#: `KEY_TAB[row, c]`: the dense rank of card `c`'s key `row` (the `R_*` rows, in the order of `_KEYS`).
+KEY_TAB = np.array([_dense_ranks([key(c) for c in range(DECK.size)]) for key in _KEYS.values()], dtype=np.int64)
+
+
+# -- the kernel -------------------------------------------------------------------------------
+@nb.njit(cache=True, inline="always")
+def _first_hit(row: np.ndarray, start: int, size: int) -> int:
+    """Index (from `start`) of the first nonzero of `row[start:start + size]`, or -1 (decode's `first_hit`)."""
+    for j in range(size):
+        if row[start + j] != 0:
+            return j
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
+def _pick(m: np.ndarray, keep: np.int64, rank: np.ndarray, highest: bool) -> int:
+    """`max`/`min` (`highest`) by `rank` over the legal ids whose bit is in `keep`: the first of equal keys, or -1."""
+    best = -1
+    for c in range(m.shape[0]):
+        if m[c] != 0 and ((keep >> c) & 1) != 0:
+            if best < 0 or (rank[c] > rank[best] if highest else rank[c] < rank[best]):
+                best = c
+    return best
+
+
+@nb.njit(cache=True)
+def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, key_tab: np.ndarray,
+             trick: np.ndarray) -> int:
+    """The Python heuristic's `act` on one observation row `o` and its mask `m` (-1 if no action is legal).
+
+    `trick` is scratch space (at least `n` entries).
+    """
+    num_cards = m.shape[0]
+    one = np.int64(1)
+    legal = np.int64(0)
+    first_legal = -1
+    for c in range(num_cards):
+        if m[c] != 0:
+            legal |= one << c
+            if first_legal < 0:
+                first_legal = c
+    if first_legal < 0:
+        return -1
+    n = k[K_N]
+    pig = k[K_PIG]
+    suit = card_tab[C_SUIT]
+    points = card_tab[C_POINTS]
+    strength = card_tab[C_STRENGTH]
+    stronger = card_tab[C_STRONGER]
+
+    # The view: hand, the unseen cards, trickless, late, the trick in play order.
+    hand_at, played_at = k[K_HAND], k[K_PLAYED]
+    in_hand = np.int64(0)
+    tricks_left = 0
+    seen = np.int64(0)
+    for c in range(num_cards):
+        if o[hand_at + c] != 0:
+            in_hand |= one << c
+            tricks_left += 1
+        for r in range(n):
+            if o[played_at + num_cards * r + c] != 0:
+                seen |= one << c
+                break
+    unseen = k[K_FULL] ^ (in_hand | seen)
+    trickless = round(np.float64(o[k[K_TRICKS]]) * k[K_HAND_SIZE]) == 0
+    late = tricks_left <= k[K_LATE]
+    count = 0
+    leader = _first_hit(o, k[K_LEADER], n)
+    if leader >= 0:
+        for i in range(n):
+            card = _first_hit(o, k[K_TRICK] + num_cards * ((leader + i) % n), num_cards)
+            if card >= 0:
+                trick[count] = card
+                count += 1
+
+    if count == 0:  # _lead
+        if trickless:
+            masters = np.int64(0)
+            for c in range(num_cards):
+                if c != pig and (unseen & stronger[c]) == 0:
+                    masters |= one << c
+            best = _pick(m, masters, key_tab[R_CHEAP_SURE], False)
+            if best >= 0:
+                return best
+            return _pick(m, legal, key_tab[R_LEAD_TRICKLESS], True)
+        row = R_LEAD_HOLDING_PIG if ((in_hand >> pig) & 1) != 0 else R_LEAD
+        return _pick(m, legal, key_tab[row], False)
+
+    led = suit[trick[0]]
+    best_card = -1
+    on_table = 0
+    has_pig = False
+    for i in range(count):
+        card = trick[i]
+        on_table += points[card]
+        if card == pig:
+            has_pig = True
+        if suit[card] == led and (best_card < 0 or strength[card] > strength[best_card]):
+            best_card = card
+    if tricks_left == 1:
+        on_table += k[K_LAST_BONUS]
+    last_to_play = count == n - 1
+    following = suit[first_legal] == led
+    best_strength = strength[best_card]
+    winners = np.int64(0)
+    duckers = np.int64(0)
+    for c in range(num_cards):
+        if ((legal >> c) & 1) != 0:
+            if following and strength[c] > best_strength:
+                winners |= one << c
+            if strength[c] < best_strength:
+                duckers |= one << c
+
+    if trickless and winners != 0 and not has_pig:
+        sure = np.int64(0)
+        for c in range(num_cards):
+            if ((winners >> c) & 1) != 0 and (last_to_play or (unseen & stronger[c]) == 0):
+                sure |= one << c
+        if sure != 0:
+            pick = _pick(m, sure, key_tab[R_CHEAP_SURE], False)
+            if on_table + points[pick] <= (6 if late else 4):
+                return pick
+        elif late or on_table <= 2:
+            return _pick(m, winners, key_tab[R_STRONG_WINNER], True)
+    if not following:
+        return _pick(m, legal, key_tab[R_DANGER], True)
+    if duckers != 0:
+        if trickless:
+            return _pick(m, duckers, key_tab[R_DUCK_TRICKLESS], True)
+        return _pick(m, duckers, key_tab[R_PIG_STRENGTH], True)
+    if last_to_play:
+        return _pick(m, legal, key_tab[R_LAST_WIN], True)
+    return _pick(m, legal, key_tab[R_PIG_STRENGTH], False)
+
+
+@nb.njit(cache=True)
+def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np.ndarray, key_tab: np.ndarray,
+             out: np.ndarray) -> None:
+    """`out[i]` = the heuristic's action on `obs[i]`, `mask[i]` (-1 where the mask row is all zeros)."""
+    trick = np.empty(consts[K_N], dtype=np.int64)
+    for i in range(obs.shape[0]):
+        out[i] = _act_row(obs[i], mask[i], consts, card_tab, key_tab, trick)
+
+
+class PigugninBatchedHeuristicV1(BatchedHeuristic):
+    """The Pigugnìn heuristic over float32 `(k, 546)` or `(k, 672)` observations (4 or 5 players,
+    read from the row's width as `decode` does) and int8 `(k, 40)` masks."""
+
+    name = "heuristic-v1"
+    game = "pigugnin"
+    num_actions = NUM_ACTIONS
+
+    def _widths(self) -> dict[int, str]:
+        return {w: f"{n} players" for w, n in N_BY_WIDTH.items()}
+
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        act_rows(obs, mask, CONSTS[N_BY_WIDTH[obs.shape[1]]], CARD_TAB, KEY_TAB, out)
+
