@@ -71,7 +71,6 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.cards import iter_bits
 from envs.picchetto.game import (
     ANSWERS,
     BIANCO,
@@ -105,7 +104,7 @@ from envs.picchetto.game import (
 from envs.picchetto.observation import PHASE_KEYS, decode
 
 __all__ = [
-    "PicchettoTracker", "PicchettoView", "Tracker", "clone_state", "hand_no", "sample_worlds",
+    "PicchettoTracker", "PicchettoView", "Tracker", "WorldRng", "clone_state", "hand_no", "sample_worlds",
     "vector_hand_no", "view_of",
 ]
 
@@ -489,24 +488,109 @@ def _subsets(cards: list[int], k: int) -> np.ndarray:
 # =============================================================================================
 
 
-def _pick(rng: np.random.Generator, mask: int, k: int) -> int:
-    """A uniform k-subset of the cards of `mask`."""
-    if k == 0:
-        return 0
-    cards = list(iter_bits(mask))
-    if k == len(cards):
-        return mask
-    out = 0
-    for j in rng.choice(len(cards), size=k, replace=False).tolist():
-        out |= 1 << cards[j]
-    return out
+#: card ids of each byte of a card mask: `_BYTE_CARDS[s][b]` for byte s (suit s) with value b
+_BYTE_CARDS = tuple(tuple(tuple(8 * s + r for r in range(8) if b >> r & 1) for b in range(256)) for s in range(4))
 
 
-def _shuffled(rng: np.random.Generator, mask: int) -> list[int]:
-    cards = list(iter_bits(mask))
-    if len(cards) > 1:
-        return [cards[j] for j in rng.permutation(len(cards)).tolist()]
-    return cards
+def _cards(mask: int) -> list[int]:
+    """The card ids of a mask, ascending (a table per byte)."""
+    return [*_BYTE_CARDS[0][mask & 255], *_BYTE_CARDS[1][(mask >> 8) & 255], *_BYTE_CARDS[2][(mask >> 16) & 255],
+            *_BYTE_CARDS[3][(mask >> 24) & 255]]
+
+
+class _Uniforms:
+    """Uniform draws for one world, taken from the caller's generator in one batch (a NumPy call
+    per draw would cost more than the rest of the world)."""
+
+    __slots__ = ("rng", "u", "i")
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self.u = rng.random(64).tolist()
+        self.i = 0
+
+    def below(self, k: int) -> int:
+        """A uniform int in 0..k-1."""
+        if self.i == len(self.u):
+            self.u = self.rng.random(64).tolist()
+            self.i = 0
+        x = self.u[self.i]
+        self.i += 1
+        return int(x * k)
+
+    def pick(self, mask: int, k: int) -> int:
+        """A uniform k-subset of the cards of `mask` (partial Fisher-Yates)."""
+        if k == 0:
+            return 0
+        cards = _cards(mask)
+        n = len(cards)
+        if k >= n:
+            return mask
+        out = 0
+        for j in range(k):
+            r = j + self.below(n - j)
+            cards[j], cards[r] = cards[r], cards[j]
+            out |= 1 << cards[j]
+        return out
+
+    def shuffled(self, mask: int) -> list[int]:
+        """The cards of `mask` in uniform random order."""
+        cards = _cards(mask)
+        for j in range(len(cards) - 1, 0, -1):
+            r = self.below(j + 1)
+            cards[j], cards[r] = cards[r], cards[j]
+        return cards
+
+
+class WorldRng:
+    """The generator of a sampled world: `np.random.default_rng(seed)`, made on first use.
+
+    The engine draws from a state's generator only to deal the next hand, which a search that
+    plays to the end of the hand never does; making a Generator for every world (and copying it
+    in `clone_state`) would cost more than the rest of the world. Attributes and methods are
+    those of the Generator.
+    """
+
+    __slots__ = ("seed", "_gen")
+
+    def __init__(self, seed: int, gen: np.random.Generator | None = None):
+        self.seed = seed
+        self._gen = gen
+
+    @property
+    def generator(self) -> np.random.Generator:
+        if self._gen is None:
+            self._gen = np.random.default_rng(self.seed)
+        return self._gen
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in ("seed", "_gen", "generator"):
+            raise AttributeError(name)
+        return getattr(self.generator, name)
+
+    def __getstate__(self):
+        return (self.seed, self._gen)
+
+    def __setstate__(self, state) -> None:
+        self.seed, self._gen = state
+
+    def integers(self, *args, **kwargs):
+        return self.generator.integers(*args, **kwargs)
+
+    def permutation(self, *args, **kwargs):
+        return self.generator.permutation(*args, **kwargs)
+
+    def clone(self) -> WorldRng:
+        """An independent generator in the same state."""
+        if self._gen is None:
+            return WorldRng(self.seed)
+        return WorldRng(self.seed, _copy_generator(self._gen))
+
+
+def _copy_generator(gen: np.random.Generator) -> np.random.Generator:
+    bg = type(gen.bit_generator)()
+    bg.state = gen.bit_generator.state
+    return np.random.Generator(bg)
 
 
 class _Sampler:
@@ -558,7 +642,7 @@ class _Sampler:
         x = 12 - _pc(K)
         if x < 0 or _pc(K & (self.my_dealt | v.drawn | known_l)):
             raise ValueError("picchetto: inconsistent view: the opponent's known cards do not fit its hand")
-        cards = list(iter_bits(cand))
+        cards = _cards(cand)
         if comb(len(cards), x) > ENUM_LIMIT:
             raise ValueError(f"picchetto: {comb(len(cards), x)} candidate hands to enumerate (limit {ENUM_LIMIT})")
         xs = _subsets(cards, x)
@@ -574,22 +658,22 @@ class _Sampler:
                              "shown cards, voids and exchange leave no hand)")
         self.valid = xs
 
-    def _draw_tricks(self, rng: np.random.Generator):
+    def _draw_tricks(self, u: _Uniforms):
         v, E, D, me, op = self.v, self.E, self.D, self.me, self.op
         d_op = self.d_op
         P = self.P
-        h_op = int(self.valid[rng.integers(self.valid.shape[0])]) | self.K
+        h_op = int(self.valid[u.below(self.valid.shape[0])]) | self.K
         de, dd = v.ndisc[E], v.ndisc[D]
         if v.bianco[op]:
             B = v.bianco_hand[op]
             op_drawn = h_op & ~B
         elif P:
             if dd > FIRST_PACKET - de:
-                op_drawn = P | _pick(rng, h_op & ~P, dd - _pc(P))
+                op_drawn = P | u.pick(h_op & ~P, dd - _pc(P))
             else:
                 op_drawn = h_op & P
         else:
-            op_drawn = _pick(rng, h_op, d_op)
+            op_drawn = u.pick(h_op, d_op)
         op_kept = h_op & ~op_drawn
         rest = ALL & ~(self.my_dealt | v.drawn | h_op | self.known_l)
         l_p = P & ~h_op
@@ -599,7 +683,7 @@ class _Sampler:
             if op_disc & ~rest:
                 return None
         else:
-            op_disc = _pick(rng, rest, d_op)
+            op_disc = u.pick(rest, d_op)
         left = (rest & ~op_disc) | self.known_l | l_p
         if _pc(left) != self.ell or _pc(op_drawn) != d_op or _pc(op_disc) != d_op:
             return None
@@ -608,8 +692,8 @@ class _Sampler:
         drawn = [0, 0]
         drawn[me], drawn[op] = v.drawn, op_drawn
         # P (E's peek, if any) is T[de..4]: it starts D's segment
-        talon = (_shuffled(rng, drawn[E]) + _shuffled(rng, drawn[D] & P) + _shuffled(rng, drawn[D] & ~P)
-                 + _shuffled(rng, left & P) + _shuffled(rng, left & ~P))
+        talon = (u.shuffled(drawn[E]) + u.shuffled(drawn[D] & P) + u.shuffled(drawn[D] & ~P)
+                 + u.shuffled(left & P) + u.shuffled(left & ~P))
         dealt = [0, 0]
         dealt[me], dealt[op] = self.my_dealt, op_kept | op_disc
         disc = [0, 0]
@@ -619,7 +703,7 @@ class _Sampler:
         return dealt, talon, disc, hands, drawn
 
     # -- before the declarations --------------------------------------------------------------
-    def _draw_exchange(self, rng: np.random.Generator):
+    def _draw_exchange(self, u: _Uniforms):
         v, E, D, me, op = self.v, self.E, self.D, self.me, self.op
         pool = ALL & ~self.my_dealt
         dealt = [0, 0]
@@ -630,7 +714,7 @@ class _Sampler:
         if self.ph == DEALER_EXCHANGE and me == E:
             drawn[E] = v.drawn
             pool &= ~v.drawn
-            front = _shuffled(rng, v.drawn)
+            front = u.shuffled(v.drawn)
             P = v.peeked if self.peek else 0
             pool &= ~P
         else:
@@ -645,25 +729,25 @@ class _Sampler:
             if bianco_known and not pool & FACE_MASK:
                 raise ValueError("picchetto: inconsistent view: the opponent is not Bianco, but no J/Q/K is left "
                                  "for its dealt cards")
-            dealt[op] = _pick(rng, pool, 12)
+            dealt[op] = u.pick(pool, 12)
             if bianco_known and not dealt[op] & FACE_MASK:
                 return None
         talon_rest = pool & ~dealt[op]
         if self.ph == DEALER_EXCHANGE and me == D:
-            talon = _shuffled(rng, talon_rest)  # E drew its first de cards
+            talon = u.shuffled(talon_rest)  # E drew its first de cards
             drawn[E] = _mask(talon[: v.ndisc[E]])
         else:
-            talon = front + _shuffled(rng, P) + _shuffled(rng, talon_rest)
-        disc[op] = _pick(rng, dealt[op], v.ndisc[op])
+            talon = front + u.shuffled(P) + u.shuffled(talon_rest)
+        disc[op] = u.pick(dealt[op], v.ndisc[op])
         hands = [0, 0]
         hands[me] = v.hand
         hands[op] = (dealt[op] & ~disc[op]) | drawn[op]
         return dealt, talon, disc, hands, drawn
 
-    def draw(self, rng: np.random.Generator):
+    def draw(self, u: _Uniforms):
         if self.ph in (TRICK_LEAD, TRICK_FOLLOW):
-            return self._draw_tricks(rng)
-        return self._draw_exchange(rng)
+            return self._draw_tricks(u)
+        return self._draw_exchange(u)
 
 
 def _events(v: PicchettoView, classic: bool) -> list[tuple[str, int, int]]:
@@ -725,11 +809,11 @@ def _events(v: PicchettoView, classic: bool) -> list[tuple[str, int, int]]:
     return ev
 
 
-def _build_state(v: PicchettoView, game: PicchettoGame, parts, rng: np.random.Generator, events) -> PicchettoState:
+def _build_state(v: PicchettoView, game: PicchettoGame, parts, seed: int, events, decls: dict) -> PicchettoState:
     dealt, talon, disc, hands, drawn = parts
     E, D = v.elder, v.dealer
     s = PicchettoState.__new__(PicchettoState)
-    s.rng = np.random.Generator(np.random.PCG64(int(rng.integers(1 << 62))))
+    s.rng = WorldRng(seed)
     s.phase = v.phase
     if v.phase == ELDER_EXCHANGE:
         s.to_act = E
@@ -775,8 +859,11 @@ def _build_state(v: PicchettoView, game: PicchettoGame, parts, rng: np.random.Ge
     if peek and tricks:
         s.peeked[D] = s.leftover
     s.bianco = list(v.bianco)
-    if tricks:
-        s.decl = declare(hands[E] | v.played[E], hands[D] | v.played[D])
+    if tricks:  # the engine only reads it: worlds with the same hands share one
+        key = (hands[E] | v.played[E], hands[D] | v.played[D])
+        s.decl = decls.get(key)
+        if s.decl is None:
+            s.decl = decls[key] = declare(*key)
     else:
         s.decl = None
     s.answers = list(v.answers)
@@ -797,7 +884,7 @@ def _build_state(v: PicchettoView, game: PicchettoGame, parts, rng: np.random.Ge
     s.events = list(events)
     s.hand_records = [{
         "game_no": v.game_no + 1, "hand_no": v.hand_no, "dealer": D, "elder": E,
-        "hands": [[CODES[c] for c in iter_bits(h)] for h in dealt], "talon": [CODES[c] for c in talon],
+        "hands": [[CODES[c] for c in _cards(h)] for h in dealt], "talon": [CODES[c] for c in talon],
         "bianco": None, "exchanged": None, "declarations": None, "events": s.events,
         "tricks": None, "hand_scores": None, "completed": False, "game_ended": False,
     }]
@@ -821,17 +908,19 @@ def sample_worlds(view: PicchettoView, n: int, rng: np.random.Generator) -> list
         sampler = cache["sampler"] = _Sampler(view)
         cache["game"] = PicchettoGame(**view.flags)
         cache["events"] = _events(view, view.flags["trick_scoring"] == "classic")
-    game, events = cache["game"], cache["events"]
+        cache["decls"] = {}
+    game, events, decls = cache["game"], cache["events"], cache["decls"]
     out = []
     for _ in range(n):
         for _ in range(MAX_TRIES):
-            parts = sampler.draw(rng)
+            u = _Uniforms(rng)
+            parts = sampler.draw(u)
             if parts is not None:
                 break
         else:
             raise ValueError("picchetto: no world is consistent with this view (every draw was rejected: the "
                              "opponent's dealt cards must hold a face card)")
-        out.append(_build_state(view, game, parts, rng, events))
+        out.append(_build_state(view, game, parts, u.below(1 << 62), events, decls))
     return out
 
 
@@ -850,7 +939,8 @@ _PLAIN_SLOTS = ("phase", "to_act", "dealer", "elder", "hand_no", "epoch", "over"
 def clone_state(state: PicchettoState) -> PicchettoState:
     """A fast independent copy for search (about 10x faster than `copy.deepcopy`): every mutable
     field the engine changes is copied, the records of finished hands and games are shared (the
-    engine never changes them), and the generator is a copy in the same state."""
+    engine never changes them), and the generator is a copy in the same state (cheap for a
+    sampled world's `WorldRng` not yet used)."""
     s = PicchettoState.__new__(PicchettoState)
     for name in _PLAIN_SLOTS:
         setattr(s, name, getattr(state, name))
@@ -869,9 +959,8 @@ def clone_state(state: PicchettoState) -> PicchettoState:
         s.hand_records = h[:-1] + [last]
     else:
         s.hand_records = []
-    bg = np.random.PCG64()
-    bg.state = state.rng.bit_generator.state
-    s.rng = np.random.Generator(bg)
+    rng = state.rng
+    s.rng = rng.clone() if isinstance(rng, WorldRng) else _copy_generator(rng)
     return s
 
 
