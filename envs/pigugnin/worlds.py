@@ -124,7 +124,6 @@ _SUIT = DECK.suit_of
 _SUIT_MASK = DECK.suit_mask
 _FULL = (1 << DECK.size) - 1
 _SPADE = _SUIT[PIGUGNIN]
-_POW = (np.int64(1) << np.arange(DECK.size, dtype=np.int64)).astype(np.int64)
 
 
 # -- observations -------------------------------------------------------------------------------
@@ -148,15 +147,6 @@ class _Obs:
     @property
     def tricks_done(self) -> int:
         return sum(self.tricks_won)
-
-
-def _rows_to_masks(rows: np.ndarray) -> list[int]:
-    return ((rows > 0.5).astype(np.int64) @ _POW).tolist()
-
-
-def _one_hot(row: np.ndarray) -> int:
-    hits = np.flatnonzero(row > 0.5)
-    return int(hits[0]) if hits.size else -1
 
 
 # -- the view -----------------------------------------------------------------------------------
@@ -234,6 +224,11 @@ class PigugninTracker:
         self.seat = int(seat)
         self.hand_size = game.hand_size
         self.layout = LAYOUTS[n]
+        self._slices = {}
+        for name in ("hand", "played", "trick", "trick_leader", "captured", "tricks_won", "points", "pig_taker",
+                     "busche", "dealer"):
+            sl = self.layout.obs_slice(name)
+            self._slices[name] = (sl.start, sl.stop)
         self._restrict = bool(self.flags["pigugnin_first_trick_restriction"])
         self._holder_7d = self.flags["first_hand_leader"] == "holder_7D"
         self._hand_episode = self.flags["episode"] == "hand"
@@ -286,34 +281,52 @@ class PigugninTracker:
         self._last = raw
 
     def _decode(self, vec: np.ndarray) -> _Obs:
+        """The observation in absolute seats (relative row r is seat `(self.seat + r) % n`)."""
         n, seat = self.num_players, self.seat
-        f = self.layout.unpack(vec)
+        sl = self._slices
 
-        def absolute(rows: np.ndarray) -> np.ndarray:
-            return np.roll(rows, seat, axis=0)  # out[p] = rows[(p - seat) % n]
+        def cards(name: str) -> list[int]:  # a card bitmask per absolute seat
+            a, b = sl[name]
+            out = [0] * n
+            for i in np.flatnonzero(vec[a:b]).tolist():
+                r, c = divmod(i, 40)
+                out[(seat + r) % n] |= 1 << c
+            return out
 
-        played = _rows_to_masks(absolute(f["played"]))
-        captured = _rows_to_masks(absolute(f["captured"]))
-        on_table = _rows_to_masks(absolute(f["trick"]))
-        leader = (_one_hot(f["trick_leader"]) + seat) % n
+        def row(name: str) -> list[float]:  # one value per absolute seat
+            a, b = sl[name]
+            rel = vec[a:b].tolist()
+            return [rel[(p - seat) % n] for p in range(n)]
+
+        def one_hot(name: str) -> int:
+            a, b = sl[name]
+            hits = np.flatnonzero(vec[a:b])
+            return -1 if hits.size == 0 else (int(hits[0]) + seat) % n
+
+        a, b = sl["hand"]
+        hand = 0
+        for c in np.flatnonzero(vec[a:b]).tolist():
+            hand |= 1 << c
+        on_table = cards("trick")
+        leader = one_hot("trick_leader")
         trick = []
         for i in range(n):
             p = (leader + i) % n
             if not on_table[p]:
                 break
             trick.append((p, on_table[p].bit_length() - 1))
-        pig = _one_hot(f["pig_taker"])
+        size = self.hand_size
         return _Obs(
-            hand=_rows_to_masks(f["hand"][None, :])[0],
-            played=tuple(played),
-            captured=tuple(captured),
+            hand=hand,
+            played=tuple(cards("played")),
+            captured=tuple(cards("captured")),
             trick=tuple(trick),
             leader=leader,
-            tricks_won=tuple(round(x * self.hand_size) for x in absolute(f["tricks_won"]).tolist()),
-            points=tuple(round(x * HAND_TOTAL) for x in absolute(f["points"]).tolist()),
-            pig_taker=-1 if pig < 0 else (pig + seat) % n,
-            busche=tuple(round(x * BUSCHE_SCALE) for x in absolute(f["busche"]).tolist()),
-            dealer=(_one_hot(f["dealer"]) + seat) % n,
+            tricks_won=tuple(round(x * size) for x in row("tricks_won")),
+            points=tuple(round(x * HAND_TOTAL) for x in row("points")),
+            pig_taker=one_hot("pig_taker"),
+            busche=tuple(round(x * BUSCHE_SCALE) for x in row("busche")),
+            dealer=one_hot("dealer"),
         )
 
     @staticmethod
