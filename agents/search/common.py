@@ -4,7 +4,7 @@
 |---|---|
 | ``SampledWorlds(game, flags)`` | the seat's information state: ``envs/<game>/worlds.py``'s ``Tracker`` folds the seat's observations, ``sample_worlds`` draws complete engine states consistent with it |
 | ``PerfectInformation(env, agent)`` | the true engine state of an AEC env (cheating: for tests, analysis and an upper bound, never for play against others) |
-| ``clone(state)``, ``hand_no(state)``, ``vector_hand_no(vec)`` | the game's ``worlds.py`` functions, with fallbacks while a game's module is missing |
+| ``clone(game, state, rng)``, ``hand_no(game, state)``, ``vector_hand_no(game, vec)`` | a copy for search, the hand in progress of a state and of every game of a VectorEnv (the game's ``worlds.vector_hand_no`` when it exists) |
 | ``candidates(game, state, legal)`` | the moves a search considers (Briscola's auction and call are pruned, see below) |
 | ``Playouts`` | loads worlds into one batched engine (``VectorEnv.load``) and plays every game to the end of its hand with the numba heuristics (or uniformly random moves), summing each seat's rewards |
 
@@ -65,14 +65,19 @@ def engine(game: str, flags: Mapping[str, Any]) -> Any:
     return game_spec(game).engine_class()(**dict(flags))
 
 
+_WORLDS: dict[str, Any] = {}
+
+
 def worlds_module(game: str) -> Any:
     """``envs.<game>.worlds``, or None while that module does not exist."""
-    try:
-        return importlib.import_module(f"envs.{game}.worlds")
-    except ModuleNotFoundError as err:
-        if err.name == f"envs.{game}.worlds":
-            return None
-        raise
+    if game not in _WORLDS:
+        try:
+            _WORLDS[game] = importlib.import_module(f"envs.{game}.worlds")
+        except ModuleNotFoundError as err:
+            if err.name != f"envs.{game}.worlds":
+                raise
+            _WORLDS[game] = None
+    return _WORLDS[game]
 
 
 # -- state helpers ------------------------------------------------------------------------------
@@ -86,20 +91,19 @@ def _generic_clone(state: Any) -> Any:
     return other
 
 
-def clone(game: str, state: Any) -> Any:
-    """An independent copy of an engine state (the game's ``worlds.clone_state`` when it exists)."""
-    mod = worlds_module(game)
-    if mod is not None and hasattr(mod, "clone_state"):
-        return mod.clone_state(state)
-    if hasattr(state, "copy"):
-        return state.copy()
-    return _generic_clone(state)
+def clone(game: str, state: Any, rng: np.random.Generator | None = None) -> Any:
+    """An independent copy of an engine state for search, drawing from ``rng`` if it deals a new hand.
+
+    The engine's own ``copy()`` (Briscola, Picchetto) or a copy of every slot's list (Pigugnìn): a copy of
+    the generator, as ``worlds.clone_state`` makes, costs more than the rest of the copy and the search
+    never needs it (a playout stops at the end of the hand), so the copy gets ``rng`` instead."""
+    other = state.copy() if hasattr(state, "copy") else _generic_clone(state)
+    other.rng = rng
+    return other
 
 
 def hand_no(game: str, state: Any) -> int:
-    mod = worlds_module(game)
-    if mod is not None and hasattr(mod, "hand_no"):
-        return int(mod.hand_no(state))
+    """The hand in progress (every engine state has ``hand_no``, ``envs.core.game``)."""
     return int(state.hand_no)
 
 
@@ -161,7 +165,7 @@ class PerfectInformation:
 
     def sample(self, n: int, rng: np.random.Generator) -> list:
         state = self.env.state_
-        return [clone(self.game, state) for _ in range(n)]
+        return [clone(self.game, state, rng) for _ in range(n)]
 
 
 # -- moves ------------------------------------------------------------------------------------

@@ -1,0 +1,315 @@
+"""The search players (agents/search): PIMC and IS-MCTS.
+
+Fast tier: small budgets. Every decision is legal on every game (Pigugnìn with 4 and 5 players), with the
+seat's sampled worlds (``envs/<game>/worlds.py``) and with the true state; the same seed gives the same
+moves; the budget keywords reach the players and bad ones raise ``ConfigError`` through ``make_agent``; on
+endgames where one move is best against every continuation (found by enumerating every continuation with
+all cards known), both players find it; a loaded-and-copied batch equals games loaded one by one.
+Slow tier: PIMC beats the heuristic on duplicate deals.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import numpy as np
+import pytest
+
+from agents.registry import make_agent
+from envs.core.errors import ConfigError
+from envs.registry import make_raw_env, make_vector_env
+
+pytest.importorskip("numba")
+
+from agents.search.common import (  # noqa: E402
+    BID_STEPS,
+    PerfectInformation,
+    Playouts,
+    candidates,
+    clone,
+    engine,
+    worlds_module,
+)
+from agents.search.ismcts import ISMCTSAgent  # noqa: E402
+from agents.search.pimc import PIMCAgent  # noqa: E402
+
+CASES = [
+    ("briscola5", {}),
+    ("pigugnin", {"episode": "hand"}),
+    ("pigugnin", {"episode": "hand", "num_players": 5}),
+    ("picchetto", {"episode": "hand"}),
+]
+IDS = ["briscola5", "pigugnin4", "pigugnin5", "picchetto"]
+SMALL = {PIMCAgent: {"worlds": 4}, ISMCTSAgent: {"iterations": 16, "batch": 8}}
+
+
+def _searcher(cls, game, flags, seed, env=None, agent=None, **budget):
+    det = PerfectInformation(env, agent, game) if env is not None else None
+    return cls(game, seed=seed, flags=flags, determinizer=det, **{**SMALL[cls], **budget})
+
+
+def _play(env, players, seed):
+    """One episode, players[seat] acting; returns the actions of every seat in order. Asserts legality."""
+    env.reset(seed=seed)
+    for p in players:
+        p.reset()
+    moves = []
+    while not env.episode_over:
+        name = env.agent_selection
+        seat = env.agent_name_mapping[name]
+        obs = env.observe(name)
+        action = players[seat].act(obs)
+        assert obs["action_mask"][action] == 1, (name, action)
+        moves.append(int(action))
+        env.step(action)
+    return moves
+
+
+def _need_worlds(game):
+    if worlds_module(game) is None:
+        pytest.skip(f"envs/{game}/worlds.py does not exist yet")
+
+
+# -- legality and determinism --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", [PIMCAgent, ISMCTSAgent], ids=["pimc", "ismcts"])
+@pytest.mark.parametrize(("game", "flags"), CASES, ids=IDS)
+def test_legal_with_sampled_worlds(cls, game, flags):
+    """The player at two seats (sampled worlds, its own information only), heuristics elsewhere."""
+    _need_worlds(game)
+    env = make_raw_env(game, **flags)
+    n = len(env.possible_agents)
+    players = [make_agent("heuristic", game, seed=s) for s in range(n)]
+    searchers = [_searcher(cls, game, flags, seed=s) for s in (0, 1)]
+    players[0], players[n - 1] = searchers
+    for seed in (0, 1):
+        _play(env, players, seed)
+    assert all(s.decisions > 0 for s in searchers)
+
+
+@pytest.mark.parametrize("cls", [PIMCAgent, ISMCTSAgent], ids=["pimc", "ismcts"])
+@pytest.mark.parametrize(("game", "flags"), CASES, ids=IDS)
+def test_legal_with_perfect_information(cls, game, flags):
+    """Every seat searches with the true state (the determinizer for tests and upper bounds)."""
+    env = make_raw_env(game, **flags)
+    players = [_searcher(cls, game, flags, seed=s, env=env, agent=a) for s, a in enumerate(env.possible_agents)]
+    _play(env, players, seed=5)
+
+
+@pytest.mark.parametrize("cls", [PIMCAgent, ISMCTSAgent], ids=["pimc", "ismcts"])
+@pytest.mark.parametrize(("game", "flags"), [CASES[0], CASES[3]], ids=["briscola5", "picchetto"])
+def test_same_seed_same_moves(cls, game, flags):
+    _need_worlds(game)
+    env = make_raw_env(game, **flags)
+    n = len(env.possible_agents)
+
+    def lineup(seed):
+        return [_searcher(cls, game, flags, seed=seed + s) for s in range(n)]
+
+    first = _play(env, lineup(10), seed=3)
+    again = _play(env, lineup(10), seed=3)
+    assert first == again
+
+
+def test_multi_hand_episode_is_legal():
+    """A whole Pigugnìn game (several hands): the trackers follow the new deals."""
+    _need_worlds("pigugnin")
+    env = make_raw_env("pigugnin", loss_threshold=3, sole_loss_threshold=6)
+    players = [make_agent("heuristic", "pigugnin", seed=s) for s in range(4)]
+    players[1] = PIMCAgent("pigugnin", seed=0, flags={"loss_threshold": 3, "sole_loss_threshold": 6}, worlds=2)
+    _play(env, players, seed=2)
+    assert env.state_.hand_no >= 2
+
+
+# -- budget keywords -------------------------------------------------------------------------------------
+
+
+def test_budget_keywords_reach_the_players():
+    agent = make_agent("pimc:worlds=6,playouts=2,playout=random", "briscola5", seed=0)
+    assert (agent.worlds, agent.playouts, agent.playout) == (6, 2, "random")
+    assert make_agent("pimc:seconds=0.01", "picchetto", seed=0).seconds == 0.01
+    ism = make_agent("ismcts:iterations=24,batch=8,exploration=1.5", "pigugnin", seed=0, flags={"num_players": 5})
+    assert (ism.iterations, ism.batch, ism.exploration, ism.num_players) == (24, 8, 1.5, 5)
+
+
+@pytest.mark.parametrize("spec", ["pimc:budget=3", "pimc:worlds=0", "pimc:worlds=2.5", "pimc:playout=greedy",
+                                  "pimc:seconds=-1", "ismcts:worlds=-2", "ismcts:rollouts=3",
+                                  "ismcts:exploration=-1", "pimc:worlds"])
+def test_bad_budget_raises_config_error(spec):
+    with pytest.raises(ConfigError):
+        make_agent(spec, "briscola5", seed=0)
+
+
+def test_budget_counts_games():
+    """worlds x candidates x playouts games per decision: twice the worlds, twice the games."""
+    env = make_raw_env("pigugnin", episode="hand")
+    env.reset(seed=4)
+    name = env.agent_selection
+    obs = env.observe(name)
+    counts = []
+    for worlds, playouts in ((4, 1), (8, 1), (4, 3)):
+        agent = PIMCAgent("pigugnin", seed=0, flags={"episode": "hand"}, worlds=worlds, playouts=playouts,
+                          determinizer=PerfectInformation(env, name))
+        agent.act(obs)
+        counts.append(agent.engine.games_played)
+    legal = int(obs["action_mask"].sum())
+    assert counts == [4 * legal, 8 * legal, 12 * legal]
+
+
+def test_missing_numba_is_a_clear_import_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)
+    with pytest.raises(ImportError, match=r"mazzo\[vector\]"):
+        PIMCAgent("briscola5", seed=0)
+    with pytest.raises(ImportError, match=r"mazzo\[vector\]"):
+        ISMCTSAgent("briscola5", seed=0)
+
+
+# -- pieces ------------------------------------------------------------------------------------------------
+
+
+def test_briscola_auction_and_call_are_pruned():
+    from envs.briscola5.game import BID, CALL, PASS, STRENGTH
+
+    game = engine("briscola5", {})
+    state = game.new_state(np.random.default_rng(0), {})
+    while state.phase != 1:  # to the auction
+        game.apply(state, game.legal_actions(state)[-1])
+    legal = game.legal_actions(state)
+    assert candidates("briscola5", state, legal) == [PASS, *(BID + d for d in BID_STEPS)]
+    game.apply(state, BID + 15)  # bid 76: the next seat's lowest legal bid is 77
+    assert candidates("briscola5", state, game.legal_actions(state)) == [PASS, *(BID + 16 + d for d in BID_STEPS)]
+    while state.phase == 1:
+        game.apply(state, PASS)
+    calls = candidates("briscola5", state, game.legal_actions(state))
+    hand = state.hands[state.caller]
+    assert 4 <= len(calls) <= 8 and all(CALL <= a < PASS for a in calls)
+    for suit in range(4):
+        out = [c for c in range(10 * suit, 10 * suit + 10) if not hand >> c & 1]
+        if out:
+            assert CALL + max(out, key=lambda c: STRENGTH[c]) in calls
+
+
+@pytest.mark.parametrize(("game", "flags"), CASES, ids=IDS)
+def test_loaded_and_copied_games_equal_loaded_games(game, flags):
+    """Playouts.load loads each state once and copies it; the copies equal games loaded one by one."""
+    env = make_raw_env(game, **flags)
+    env.reset(seed=7)
+    rng = np.random.default_rng(0)
+    states = []
+    for _ in range(3):
+        for _ in range(9):
+            env.step(int(rng.choice(env.legal_actions())))
+        states.append(clone(game, env.state_))
+    playouts = Playouts(game, flags)
+    src = np.array([0, 1, 2, 0, 1, 2, 2], dtype=np.int64)
+    copied = playouts.vec(len(src))
+    playouts.load(copied, states, src)
+    ref = make_vector_env(game, len(src), **flags)
+    ref.reset(seed=0)
+    for i, k in enumerate(src):
+        ref.load(i, states[k])
+    np.testing.assert_array_equal(copied.obs, ref.obs)
+    np.testing.assert_array_equal(copied.mask, ref.mask)
+    np.testing.assert_array_equal(copied.current_player, ref.current_player)
+    for key in ref.state:
+        np.testing.assert_array_equal(copied.state[key], ref.state[key], err_msg=key)
+
+
+# -- endgames with one best move -------------------------------------------------------------------------
+
+
+def _continuations(game, state, seat, start):
+    """(min, max) of the seat's rewards to the end of the hand over every continuation (every seat's every move)."""
+    if game.is_over(state) or state.hand_no != start:
+        return 0.0, 0.0
+    lo, hi = np.inf, -np.inf
+    for a in game.legal_actions(state):
+        child = clone(game.name.split("_")[0], state, np.random.default_rng(0))
+        r = game.apply(child, a)
+        got = 0.0 if r is None else float(r[seat])
+        sub_lo, sub_hi = _continuations(game, child, seat, start)
+        lo, hi = min(lo, got + sub_lo), max(hi, got + sub_hi)
+    return lo, hi
+
+
+def _in_play(game_name, state):
+    if game_name == "picchetto":
+        return state.phase in (2, 3)  # TRICK_LEAD, TRICK_FOLLOW
+    if game_name == "briscola5":
+        return state.phase == 3  # TRICK_PLAY
+    return True
+
+
+@functools.cache
+def _dominant_endgame(game_name, flags_items, cards_left):
+    """A deal played by heuristics (a third of the moves random) to a decision of a seat holding ``cards_left``
+    cards where one move is better than every other against every continuation (every card known).
+    Returns (env, the best move)."""
+    env = make_raw_env(game_name, **dict(flags_items))
+    game = env.unwrapped.game
+    heuristic = make_agent("heuristic", game_name, seed=0)
+    for seed in range(300):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not env.episode_over:
+            state = env.state_
+            seat = game.current_player(state)
+            legal = game.legal_actions(state)
+            if _in_play(game_name, state) and bin(state.hands[seat]).count("1") == cards_left and len(legal) > 1:
+                bounds = {}
+                for a in legal:
+                    child = clone(game_name, state, np.random.default_rng(0))
+                    r = game.apply(child, a)
+                    got = 0.0 if r is None else float(r[seat])
+                    lo, hi = _continuations(game, child, seat, state.hand_no)
+                    bounds[a] = (got + lo, got + hi)
+                for a, (lo, _) in bounds.items():
+                    if all(lo > hi for b, (_, hi) in bounds.items() if b != a):
+                        return env, a
+            if bin(state.hands[seat]).count("1") < cards_left:
+                break
+            obs = env.observe(env.agent_selection)
+            env.step(int(rng.choice(legal)) if rng.random() < 1 / 3 else heuristic.act(obs))
+    raise AssertionError(f"{game_name}: no endgame with a dominant move in 300 deals")
+
+
+@pytest.mark.parametrize("cls", [PIMCAgent, ISMCTSAgent], ids=["pimc", "ismcts"])
+@pytest.mark.parametrize(("game", "flags", "cards"), [("briscola5", {}, 2), ("pigugnin", {"episode": "hand"}, 2),
+                                                      ("picchetto", {"episode": "hand"}, 2)],
+                         ids=["briscola5", "pigugnin", "picchetto"])
+def test_finds_the_dominant_move_with_every_card_known(cls, game, flags, cards):
+    env, best = _dominant_endgame(game, tuple(flags.items()), cards)
+    name = env.agent_selection
+    for seed in range(3):
+        agent = cls(game, seed=seed, flags=flags, determinizer=PerfectInformation(env, name))
+        assert agent.act(env.observe(name)) == best
+
+
+@pytest.mark.parametrize(("game", "flags", "cards"), [("briscola5", {}, 2), ("picchetto", {"episode": "hand"}, 2)],
+                         ids=["briscola5", "picchetto"])
+def test_pimc_values_the_dominant_move_highest(game, flags, cards):
+    """The values behind the choice: the dominant move's mean is strictly the highest."""
+    env, best = _dominant_endgame(game, tuple(flags.items()), cards)
+    name = env.agent_selection
+    agent = PIMCAgent(game, seed=0, flags=flags, worlds=3, playout="random", playouts=4,
+                      determinizer=PerfectInformation(env, name))
+    agent.act(env.observe(name))
+    values = dict(zip(agent.last_candidates, agent.last_values, strict=True))
+    assert max(values, key=values.get) == best
+    assert all(values[best] > v for a, v in values.items() if a != best)
+
+
+# -- strength (slow) -------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "flags", "deals"), [("briscola5", {}, 150), ("picchetto", {"episode": "hand"}, 150)],
+                         ids=["briscola5", "picchetto"])
+def test_pimc_beats_the_heuristic_on_duplicate_deals(game, flags, deals):
+    from train.evaluate import head_to_head
+
+    _need_worlds(game)
+    res = head_to_head(game, "pimc", "heuristic", num_deals=deals, flags=flags, seed=11)
+    assert res["low_per_hand"] > 0, res
