@@ -1,4 +1,4 @@
-"""Briscola in cinque: the club-player heuristic decided for many observations at once (numba).
+"""Briscola in cinque: the heuristic decided for many observations at once (numba).
 
 `Briscola5BatchedHeuristic.act(obs, mask)` takes a float32 `(k, 1169)` matrix whose rows are
 observations of seats to act (each exactly the AEC env's `observe(agent)["observation"]`, e.g.
@@ -11,27 +11,29 @@ state, so rows of different games and seats may come in any order.
 | phase (`phase` one-hot) | what the kernel reads | rule of the Python heuristic |
 |---|---|---|
 | forfeit check | the mask | `FORFEIT` if legal, else `NO_FORFEIT` |
-| auction | `hand`, the mask | the lowest legal bid if `2 * bid <= 2 * estimate` (integers, exact), else `PASS` |
+| auction | `hand`, the mask | the hand estimate of the best suit, then the candidate bid (lowest legal, 71, 81) of the highest `BID_EV` above `EV_MIN`, else `PASS` |
 | call | `hand`, the mask | a solo with 6+ trumps and A, 3; else the strongest trump not held |
-| trick play | `hand`, `trump`, `current_trick`, `trick_leader`, `played_by`, `caller`, `holds_called`, `partner_revealed`, `partner`, `tricks_taken`, the mask | lead, load, take or throw (the module docstring of the Python heuristic) |
+| trick play | `hand`, `holds_called`, `dealer`, `caller`, `trump`, `played_by`, `played_in_trick`, `current_trick`, `trick_leader`, `partner_revealed`, `partner`, the mask | the tricks rebuilt in play order, the suspected partner, each seat's status (friend, foe, unknown), then lead, load, take or throw (the module docstring of the Python heuristic) |
 
 Equal decisions, tie for tie: the Python heuristic picks with `min`/`max` over the legal ids in
 increasing order with tuple keys, and `max` over `(estimate, suit)` for the trump. The kernel
 scans the same ids in the same order and replaces its choice only on a strictly better key (the
 first of equal keys, as `min` and `max` keep it), and on equal estimates keeps the higher suit.
 The tuple keys are turned into dense integer ranks per trump suit (equal tuples, equal rank);
-the hand estimate `30 + points/2 + ...` is compared doubled, in integers.
+the expected credits of a bid are the Python heuristic's own `BID_EV` table (the same float64
+values, compared in the same order).
 
 Randomness: none. The Python heuristic never draws from its generator (its decisions are a
 function of the observation alone), so neither does this port; `seed` is accepted and ignored,
 and the same rows always give the same actions.
 
-The tables (`BEATEN_BY`, `CHEAP`, `LOAD`, the call order) are built from the Python heuristic's
-own, and every fact from another module (observation offsets, action ids, card tables) reaches
-the kernel as an argument, not as a global: numba's on-disk cache (`cache=True`) freezes globals
-and notices changes to this file only, so a change to the layout or to the heuristic's tables
-can never be served from a stale cache. A change of the heuristic's *rules* must be ported here;
-`tests/agents/test_batched_heuristics.py` compares both on thousands of observations.
+The tables (`BEATEN_BY`, `CHEAP`, `LOAD`, `BID_EV`, the estimate weights, the call order) are
+built from the Python heuristic's own, and every fact from another module (observation offsets,
+action ids, card tables, the rule constants) reaches the kernel as an argument, not as a global:
+numba's on-disk cache (`cache=True`) freezes globals and notices changes to this file only, so a
+change to the layout or to the heuristic's tables can never be served from a stale cache. A
+change of the heuristic's *rules* must be ported here; `tests/agents/test_batched_heuristics.py`
+compares both on thousands of observations.
 
 Example:
 
@@ -77,25 +79,34 @@ __all__ = ["Briscola5BatchedHeuristic", "Briscola5Heuristic", "act_rows"]
 # -- what the kernel receives ---------------------------------------------------------------
 # `consts` (int64): the indices below are this file's, the values come from game.py,
 # observation.py and the Python heuristic at import time.
-(K_HAND, K_HOLDS, K_PHASE, K_CALLER, K_TRUMP, K_PLAYED_BY, K_TRICK, K_LEADER, K_TRICKS, K_REVEALED,
+(K_HAND, K_HOLDS, K_PHASE, K_DEALER, K_CALLER, K_TRUMP, K_PLAYED_BY, K_PLAYED_IN, K_TRICK, K_LEADER, K_REVEALED,
  K_PARTNER, K_N, K_NUM_TRICKS, K_NUM_SUITS, K_NUM_RANKS, K_ACE, K_THREE, K_FORFEIT_CHECK, K_AUCTION,
- K_CALL_CARD, K_CALL, K_PASS, K_BID, K_NUM_BIDS, K_BID_MIN, K_FORFEIT, K_NO_FORFEIT) = range(27)
-_OBS_FIELDS = ("hand", "holds_called", "phase", "caller", "trump", "played_by", "current_trick", "trick_leader",
-               "tricks_taken", "partner_revealed", "partner")
+ K_CALL_CARD, K_CALL, K_PASS, K_BID, K_NUM_BIDS, K_BID_MIN, K_FORFEIT, K_NO_FORFEIT, K_EST_BASE, K_EST_PER_TRUMP,
+ K_JUMP1, K_JUMP2, K_TRUMP_NEED, K_LATE, K_SUSPECT_BEAT, K_SUSPECT_BIG, K_SUSPECT_SMALL, K_SOLO_TRUMPS) = range(38)
+_OBS_FIELDS = ("hand", "holds_called", "phase", "dealer", "caller", "trump", "played_by", "played_in_trick",
+               "current_trick", "trick_leader", "partner_revealed", "partner")
+assert len(_py.JUMPS) == 2
 CONSTS = np.array(
     [LAYOUT.fields[f].obs_offset for f in _OBS_FIELDS]
     + [NUM_PLAYERS, NUM_TRICKS, DECK.num_suits, DECK.num_ranks, _py.ACE, _py.THREE, FORFEIT_CHECK, AUCTION,
-       CALL_CARD, CALL, PASS, BID, len(BID_IDS), BID_MIN, FORFEIT, NO_FORFEIT],
+       CALL_CARD, CALL, PASS, BID, len(BID_IDS), BID_MIN, FORFEIT, NO_FORFEIT, _py.EST_BASE, _py.EST_PER_TRUMP,
+       *_py.JUMPS, _py.TRUMP_NEED, _py.LATE, _py.SUSPECT_BEAT, _py.SUSPECT_BIG, _py.SUSPECT_SMALL,
+       _py.SOLO_TRUMPS],
     dtype=np.int64,
 )
-assert len(CONSTS) == K_NO_FORFEIT + 1
-# The played_by field is (card, seat) and current_trick (seat, card): the kernel indexes them so.
+assert len(CONSTS) == K_SOLO_TRUMPS + 1
+# played_by is (card, seat), played_in_trick (card, trick) and current_trick (seat, card): the kernel indexes them so.
 assert LAYOUT.fields["played_by"].shape == (DECK.size, NUM_PLAYERS)
+assert LAYOUT.fields["played_in_trick"].shape == (DECK.size, NUM_TRICKS)
 assert LAYOUT.fields["current_trick"].shape == (NUM_PLAYERS, DECK.size)
 
-#: `CARD_TAB[row, c]`, rows: suit, card points, strength, rank of card `c`.
-C_SUIT, C_POINTS, C_STRENGTH, C_RANK = range(4)
-CARD_TAB = np.array([SUIT, POINTS, STRENGTH, [DECK.rank_of[c] for c in range(DECK.size)]], dtype=np.int64)
+#: `CARD_TAB[row, c]`, rows: suit, card points, strength, rank, estimate weight (per trump held) of card `c`.
+C_SUIT, C_POINTS, C_STRENGTH, C_RANK, C_EST = range(5)
+CARD_TAB = np.array([SUIT, POINTS, STRENGTH, [DECK.rank_of[c] for c in range(DECK.size)],
+                     [_py.EST_PER_TRUMP + _py.EST_RANK[DECK.rank_of[c]] for c in range(DECK.size)]], dtype=np.int64)
+#: `BID_EV[est, bid - BID_MIN]`: the Python heuristic's table (float64, the same values).
+BID_EV = np.array(_py.BID_EV, dtype=np.float64)
+EV_MIN = float(_py.EV_MIN)
 
 
 def _dense_ranks(keys) -> list[int]:
@@ -116,6 +127,8 @@ for _t in range(DECK.num_suits):
     TRUMP_TAB[_t, T_LOAD] = _dense_ranks(_py.LOAD[_t])
     TRUMP_TAB[_t, T_CALL_ORDER, : DECK.num_ranks] = [DECK.card(_t, r) for r in _py.RANKS_STRONGEST_FIRST]
 del _t
+
+FRIEND, FOE, UNKNOWN = _py.FRIEND, _py.FOE, _py.UNKNOWN
 
 
 # -- the kernel -------------------------------------------------------------------------------
@@ -139,40 +152,33 @@ def _cheapest(m: np.ndarray, cheap: np.ndarray, num_cards: int) -> int:
 
 
 @nb.njit(cache=True, inline="always")
-def _best_trump(o: np.ndarray, k: np.ndarray, card_tab: np.ndarray, counts: np.ndarray) -> int:
-    """`best_trump(hand)`: the suit of the highest estimate, the higher suit on equal ones.
+def _beats(card: int, best: int, trump: int, card_tab: np.ndarray) -> bool:
+    if card_tab[C_SUIT, card] == card_tab[C_SUIT, best]:
+        return card_tab[C_STRENGTH, card] > card_tab[C_STRENGTH, best]
+    return card_tab[C_SUIT, card] == trump
 
-    Also fills `counts`: `[points of the hand, trumps held, holds the Ace, holds the Three]` of that suit,
-    then per suit from index 4 (`4 + 3 * suit`: trumps, Ace, Three).
-    """
+
+@nb.njit(cache=True, inline="always")
+def _best_trump(o: np.ndarray, k: np.ndarray, card_tab: np.ndarray, est: np.ndarray) -> int:
+    """`best_trump(hand)`: the suit of the highest estimate (the higher suit on equal ones); `est[s]` per suit."""
     num_suits = k[K_NUM_SUITS]
-    num_cards = card_tab.shape[1]
-    for j in range(counts.shape[0]):
-        counts[j] = 0
-    hand = k[K_HAND]
-    for c in range(num_cards):
-        if o[hand + c] != 0:
-            counts[0] += card_tab[C_POINTS, c]
-            s = card_tab[C_SUIT, c]
-            counts[4 + 3 * s] += 1
-            r = card_tab[C_RANK, c]
-            if r == k[K_ACE]:
-                counts[5 + 3 * s] = 1
-            elif r == k[K_THREE]:
-                counts[6 + 3 * s] = 1
-    best, best_value = -1, -1
     for s in range(num_suits):
-        # 2 * (30 + points/2 + 4 * trumps + 4 * Ace + 3 * Three) without the part common to every suit
-        value = 8 * counts[4 + 3 * s] + 8 * counts[5 + 3 * s] + 6 * counts[6 + 3 * s]
-        if value >= best_value:  # max((estimate, suit)): the higher suit wins a tie
-            best, best_value = s, value
-    counts[1], counts[2], counts[3] = counts[4 + 3 * best], counts[5 + 3 * best], counts[6 + 3 * best]
+        est[s] = k[K_EST_BASE]
+    hand = k[K_HAND]
+    for c in range(card_tab.shape[1]):
+        if o[hand + c] != 0:
+            est[card_tab[C_SUIT, c]] += card_tab[C_EST, c]
+    best = 0
+    for s in range(1, num_suits):
+        if est[s] >= est[best]:  # max((estimate, suit)): the higher suit wins a tie
+            best = s
     return best
 
 
 @nb.njit(cache=True)
 def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, trump_tab: np.ndarray,
-             counts: np.ndarray) -> int:
+             bid_ev: np.ndarray, ev_min: float, est: np.ndarray, table: np.ndarray, status: np.ndarray,
+             score: np.ndarray, cards: np.ndarray) -> int:
     """The Python heuristic's `act` on one observation row `o` and its mask `m` (-1 if no action is legal)."""
     num_actions = m.shape[0]
     first_legal = -1
@@ -187,6 +193,9 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
     if phase == k[K_FORFEIT_CHECK]:
         return k[K_FORFEIT] if m[k[K_FORFEIT]] != 0 else k[K_NO_FORFEIT]
 
+    hand = k[K_HAND]
+    num_cards = card_tab.shape[1]
+
     if phase == k[K_AUCTION]:
         lowest = -1
         for a in range(k[K_BID], k[K_BID] + k[K_NUM_BIDS]):
@@ -195,24 +204,31 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
                 break
         if lowest < 0:
             return k[K_PASS]
-        _best_trump(o, k, card_tab, counts)
-        cap2 = 60 + counts[0] + 8 * counts[1] + 8 * counts[2] + 6 * counts[3]  # twice the estimate
-        return lowest if 2 * (k[K_BID_MIN] + lowest - k[K_BID]) <= cap2 else k[K_PASS]
-
-    hand = k[K_HAND]
-    num_cards = card_tab.shape[1]
+        trump = _best_trump(o, k, card_tab, est)
+        e = est[trump]
+        b0 = lowest - k[K_BID]  # bid - BID_MIN
+        best, best_ev = k[K_PASS], ev_min
+        if bid_ev[e, b0] > best_ev:
+            best, best_ev = lowest, bid_ev[e, b0]
+        for jump in (k[K_JUMP1], k[K_JUMP2]):
+            j = jump - k[K_BID_MIN]
+            if j > b0 and m[k[K_BID] + j] != 0 and bid_ev[e, j] > best_ev:
+                best, best_ev = k[K_BID] + j, bid_ev[e, j]
+        return best
 
     if phase == k[K_CALL_CARD]:
         call = k[K_CALL]
-        trump = _best_trump(o, k, card_tab, counts)
-        if counts[1] >= 6 and counts[2] == 1 and counts[3] == 1:
-            own = -1  # the weakest trump held
-            for c in range(num_cards):
-                if (o[hand + c] != 0 and card_tab[C_SUIT, c] == trump
-                        and (own < 0 or card_tab[C_STRENGTH, c] < card_tab[C_STRENGTH, own])):
-                    own = c
-            if m[call + own] != 0:
-                return call + own
+        trump = _best_trump(o, k, card_tab, est)
+        count, ace, three, own = 0, False, False, -1
+        for c in range(num_cards):
+            if o[hand + c] != 0 and card_tab[C_SUIT, c] == trump:
+                count += 1
+                ace |= card_tab[C_RANK, c] == k[K_ACE]
+                three |= card_tab[C_RANK, c] == k[K_THREE]
+                if own < 0 or card_tab[C_STRENGTH, c] < card_tab[C_STRENGTH, own]:
+                    own = c  # the weakest trump held
+        if count >= k[K_SOLO_TRUMPS] and ace and three and m[call + own] != 0:
+            return call + own
         for j in range(k[K_NUM_RANKS]):
             card = trump_tab[trump, T_CALL_ORDER, j]
             if o[hand + card] == 0 and m[call + card] != 0:
@@ -233,46 +249,125 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
                 count += 1
     if count == 0:
         return _cheapest(m, cheap, num_cards)
-    win_i, win_card, trick_points = 0, -1, 0
+    win_i, trick_points = 0, 0
     for i in range(count):
-        r = (leader + i) % n
-        card = _first_hit(o, k[K_TRICK] + num_cards * r, num_cards)
-        trick_points += card_tab[C_POINTS, card]
-        if i == 0:
-            win_card = card
-        elif card_tab[C_SUIT, card] == card_tab[C_SUIT, win_card]:
-            if card_tab[C_STRENGTH, card] > card_tab[C_STRENGTH, win_card]:
-                win_i, win_card = i, card
-        elif card_tab[C_SUIT, card] == trump:
-            win_i, win_card = i, card
+        cards[i] = _first_hit(o, k[K_TRICK] + num_cards * ((leader + i) % n), num_cards)
+        trick_points += card_tab[C_POINTS, cards[i]]
+        if i > 0 and _beats(cards[i], cards[win_i], trump, card_tab):
+            win_i = i
+    win_card = cards[win_i]
     winner_seat = (leader + win_i) % n
-    last_to_play = count == n - 1
-    known = np.int64(0)  # own hand and every card played this hand
-    played_by = k[K_PLAYED_BY]
+
+    # decode's `played` (first trick, first seat of each played card), the cards known, and trick_no
+    num_tricks = k[K_NUM_TRICKS]
+    for t in range(num_tricks):
+        for r in range(n):
+            table[t, r] = -1
+    known = np.int64(0)
+    tricks_seen = np.int64(0)
+    played_by, played_in = k[K_PLAYED_BY], k[K_PLAYED_IN]
     for c in range(num_cards):
         if o[hand + c] != 0:
             known |= np.int64(1) << c
-        else:
-            for r in range(n):
-                if o[played_by + n * c + r] != 0:
-                    known |= np.int64(1) << c
-                    break
+        seat = -1
+        for r in range(n):
+            if o[played_by + n * c + r] != 0:
+                seat = r
+                break
+        if seat < 0:
+            continue
+        known |= np.int64(1) << c
+        t = 0
+        for j in range(num_tricks):
+            if o[played_in + num_tricks * c + j] != 0:
+                t = j
+                break
+        tricks_seen |= np.int64(1) << t
+        table[t, seat] = c
+    done = -1  # trick_no: the distinct tricks of the played cards, less the one on the table
+    for t in range(num_tricks):
+        if (tricks_seen >> t) & 1:
+            done += 1
     unseen = ((np.int64(1) << num_cards) - 1) ^ known
-
-    # Teammates (relative seats, never ourselves), as _teammates.
     caller = _first_hit(o, k[K_CALLER], n)
-    partner = _first_hit(o, k[K_PARTNER], n) if o[k[K_REVEALED]] != 0 else -1
-    if caller == 0:
-        teammate = partner >= 0 and partner != 0 and winner_seat == partner
-    elif o[k[K_HOLDS]] != 0:
-        teammate = winner_seat == caller
-    elif partner < 0:
-        teammate = False
-    else:
-        teammate = 1 <= winner_seat < n and winner_seat != caller and winner_seat != partner
 
-    if teammate:
-        if last_to_play or (unseen & beaten_by[win_card]) == 0:
+    # Each seat's status, as seat_status (and suspect, history) of the Python heuristic.
+    revealed = o[k[K_REVEALED]] != 0
+    if revealed:
+        partner = _first_hit(o, k[K_PARTNER], n)
+        mine = caller == 0 or partner == 0
+        for s in range(n):
+            status[s] = FRIEND if (s == caller or s == partner) == mine else FOE
+    elif o[k[K_HOLDS]] != 0:
+        for s in range(n):
+            status[s] = FRIEND if s == 0 or s == caller else FOE
+    else:
+        status[0] = FRIEND
+        for s in range(1, n):
+            status[s] = UNKNOWN
+        if caller != 0:
+            status[caller] = FOE
+        # history: trick 1 led by the first player, else (if the chain misses the leader) by the caller
+        dealer = _first_hit(o, k[K_DEALER], n)
+        first = (dealer + 1) % n
+        for attempt in range(2):
+            if attempt == 1:
+                first = caller
+            lead = first
+            for t in range(done):
+                w = 0
+                for i in range(1, n):
+                    if _beats(table[t, (lead + i) % n], table[t, (lead + w) % n], trump, card_tab):
+                        w = i
+                lead = (lead + w) % n
+            if lead == leader:
+                break
+        for s in range(n):
+            score[s] = 0
+        lead = first
+        for t in range(done + 1):  # the completed tricks, then the one on the table
+            if t == done:
+                lead = leader
+            size = n if t < done else count
+            best = 0
+            for i in range(1, size):
+                s = (lead + i) % n
+                c = table[t, s] if t < done else cards[i]
+                best_card = table[t, (lead + best) % n] if t < done else cards[best]
+                beats = _beats(c, best_card, trump, card_tab)
+                if (lead + best) % n == caller and s != 0:
+                    if beats:
+                        score[s] += k[K_SUSPECT_BEAT]
+                    elif card_tab[C_POINTS, c] >= 10:
+                        score[s] += k[K_SUSPECT_BIG]
+                    elif card_tab[C_POINTS, c] > 0:
+                        score[s] += k[K_SUSPECT_SMALL]
+                if beats:
+                    best = i
+            lead = (lead + best) % n
+        top = -1
+        for s in range(1, n):
+            if s != caller and score[s] > 0 and (top < 0 or score[s] > score[top]):
+                top = s
+        if top >= 0:
+            ties = 0
+            for s in range(1, n):
+                if s != caller and score[s] == score[top]:
+                    ties += 1
+            if ties > 1:
+                top = -1
+        if top >= 0:
+            for s in range(1, n):
+                if s != caller:
+                    status[s] = FRIEND if (s == top) == (caller == 0) else FOE
+
+    danger = False
+    for i in range(count + 1, n):
+        if status[(leader + i) % n] != FRIEND:
+            danger = True
+
+    if status[winner_seat] == FRIEND:
+        if not danger or (unseen & beaten_by[win_card]) == 0:
             load = trump_tab[trump, T_LOAD]
             best = -1  # max(legal, key=LOAD[trump]): the first legal card of the highest key
             for c in range(num_cards):
@@ -281,36 +376,35 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
             return best
         return _cheapest(m, cheap, num_cards)
 
-    # Opponents hold the trick: take it when it pays and it is safe.
+    # A foe or an unknown seat holds the trick: take it with the cheapest safe winner when it pays.
     beats_winner = beaten_by[win_card]
-    win = -1  # the cheapest safe winning card
+    take = -1
     for c in range(num_cards):
-        if (m[c] != 0 and ((beats_winner >> c) & 1) != 0 and (last_to_play or (unseen & beaten_by[c]) == 0)
-                and (win < 0 or cheap[c] < cheap[win])):
-            win = c
-    if win >= 0:
-        gain = trick_points + card_tab[C_POINTS, win]
-        uses_trump = card_tab[C_SUIT, win] == trump
-        if not uses_trump and gain > 0:
-            return win
-        if uses_trump:
-            tricks_done = 0
-            for r in range(n):
-                tricks_done += round(o[k[K_TRICKS] + r] * k[K_NUM_TRICKS])
-            if trick_points >= 10 or tricks_done >= k[K_NUM_TRICKS] - 3:
-                return win
-        if gain >= 8 and not uses_trump:
-            return win
+        if (m[c] != 0 and ((beats_winner >> c) & 1) != 0 and (not danger or (unseen & beaten_by[c]) == 0)
+                and (take < 0 or cheap[c] < cheap[take])):
+            take = c
+    if take >= 0:
+        if card_tab[C_SUIT, take] != trump:
+            if trick_points + card_tab[C_POINTS, take] > 0:
+                return take
+        elif trick_points >= k[K_TRUMP_NEED] or done >= num_tricks - k[K_LATE]:
+            return take
     return _cheapest(m, cheap, num_cards)
 
 
 @nb.njit(cache=True)
 def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np.ndarray, trump_tab: np.ndarray,
-             out: np.ndarray) -> None:
+             bid_ev: np.ndarray, ev_min: float, out: np.ndarray) -> None:
     """`out[i]` = the heuristic's action on `obs[i]`, `mask[i]` (-1 where the mask row is all zeros)."""
-    counts = np.zeros(4 + 3 * consts[K_NUM_SUITS], dtype=np.int64)
+    n = consts[K_N]
+    est = np.zeros(consts[K_NUM_SUITS], dtype=np.int64)
+    table = np.full((consts[K_NUM_TRICKS], n), -1, dtype=np.int64)
+    status = np.zeros(n, dtype=np.int64)
+    score = np.zeros(n, dtype=np.int64)
+    cards = np.zeros(n, dtype=np.int64)
     for i in range(obs.shape[0]):
-        out[i] = _act_row(obs[i], mask[i], consts, card_tab, trump_tab, counts)
+        out[i] = _act_row(obs[i], mask[i], consts, card_tab, trump_tab, bid_ev, ev_min, est, table, status, score,
+                          cards)
 
 
 class Briscola5BatchedHeuristic(BatchedHeuristic):
@@ -323,7 +417,7 @@ class Briscola5BatchedHeuristic(BatchedHeuristic):
         return {OBS_SIZE: ""}
 
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
-        act_rows(obs, mask, CONSTS, CARD_TAB, TRUMP_TAB, out)
+        act_rows(obs, mask, CONSTS, CARD_TAB, TRUMP_TAB, BID_EV, EV_MIN, out)
 
 #: The name `train/batched_opponents.py` looks up (the Python heuristic's class name).
 Briscola5Heuristic = Briscola5BatchedHeuristic
