@@ -55,6 +55,11 @@ it); the specific cards of each suit are then a uniformly shuffled split, and th
 are shuffled once more and dealt to the seats without a void. With no void the sampler is one
 shuffle. `count_worlds(view)` gives the exact number of consistent deals.
 
+Cost (`benchmarks/worlds_pigugnin.py`, CPU time on the shared 2-core machine): about 25 us per
+world once a view's table exists, 100-250 us on average for the first world of a view (it builds
+the table: 150 us on average over 12,000 views of random first hands, 4 and 5 players, the worst
+19 ms), 80 us per `observe`, 7 us per `clone_state` (`copy.deepcopy` of a state: about 130 us).
+
 ## What a world holds
 
 A `PigugninState` in `TRICK_PLAY`: the public fields from the view (`played`, `captured`,
