@@ -12,6 +12,10 @@ that seat's tracker. For each view the script times, in microseconds:
 * `per world`: `sample_worlds(view, W, rng)` / W on the same view afterwards (the table is cached);
 * `clone_state` of a world, and `copy.deepcopy` of it for comparison.
 
+It also prints what naive rejection sampling (deal the unseen cards at random, reject deals that
+break a void or the 7D pin) would accept: `count_worlds(view)` over the number of deals with the
+right hand sizes, exactly, per view (the constructive sampler never rejects).
+
 Figures are means over all decisions, split by trick (early / middle / late in the hand: the
 voids and the table's size change along the hand), with the worst first-world time. CPU time
 (`time.process_time`) is printed beside wall time: the machine is shared (the load average is
@@ -25,6 +29,7 @@ import copy
 import os
 import sys
 import time
+from math import comb
 from pathlib import Path
 
 import numpy as np
@@ -43,10 +48,24 @@ def _timed(fn, repeats: int = 1) -> tuple[float, float]:
     return (time.perf_counter() - w0) / repeats * 1e6, (time.process_time() - c0) / repeats * 1e6
 
 
+def _unconstrained(view) -> int:
+    """Deals of the unseen cards to the other seats with the right hand sizes, ignoring voids and pins."""
+    left = view.unknown.bit_count()
+    ways = 1
+    for p in range(view.num_players):
+        if p != view.seat:
+            k = view.hand_size - view.played[p].bit_count()
+            ways *= comb(left, k)
+            left -= k
+    return ways
+
+
 def run(num_players: int, episodes: int, worlds: int) -> dict:
     flags = {"num_players": num_players, "first_hand_leader": "holder_7D", "pigugnin_first_trick_restriction": True}
     size = 40 // num_players
-    rows: dict[str, list] = {k: [] for k in ("observe", "first", "per_world", "clone", "deepcopy", "trick", "count")}
+    rows: dict[str, list] = {
+        k: [] for k in ("observe", "first", "per_world", "clone", "deepcopy", "trick", "count", "accept")
+    }
     rng = np.random.default_rng(0)
     for ep in range(episodes):
         env = pigugnin_v0.raw_env(**flags)
@@ -62,7 +81,9 @@ def run(num_players: int, episodes: int, worlds: int) -> dict:
             rows["trick"].append(env.state_.tricks_done)
             fresh = t.view()
             rows["first"].append(_timed(lambda v=fresh: sample_worlds(v, 1, rng)))
-            rows["count"].append(count_worlds(fresh))
+            count = count_worlds(fresh)
+            rows["count"].append(count)
+            rows["accept"].append(count / _unconstrained(fresh))
             wall, cpu = _timed(lambda v=fresh: sample_worlds(v, worlds, rng))
             rows["per_world"].append((wall / worlds, cpu / worlds))
             world = sample_worlds(fresh, 1, rng)[0]
@@ -75,6 +96,8 @@ def run(num_players: int, episodes: int, worlds: int) -> dict:
               "late": tricks >= 2 * size // 3, "all": np.ones_like(tricks, dtype=bool)}
     for name, sel in thirds.items():
         out[name] = {k: np.asarray(rows[k])[sel].mean(axis=0) for k in ("observe", "first", "per_world", "clone", "deepcopy")}
+    accept = np.asarray(rows["accept"])
+    out["accept"] = {name: (accept[sel].mean(), accept[sel].min()) for name, sel in thirds.items()}
     out["worst_first"] = np.asarray(rows["first"]).max(axis=0)
     out["max_count"] = max(rows["count"])
     return out
@@ -95,6 +118,8 @@ def main() -> None:
             r = res[part]
             cells = " ".join(f"{r[k][0]:6.0f} /{r[k][1]:5.0f}" for k in ("observe", "first", "per_world", "clone", "deepcopy"))
             print(f"{n:>7} {part:>6} {cells}")
+        acc = ", ".join(f"{part} {m:.1%} (worst {lo:.2%})" for part, (m, lo) in res["accept"].items())
+        print(f"{n:>7} naive rejection would accept: {acc}")
         w = res["worst_first"]
         print(f"{n:>7} {res['decisions']} decisions; worst first world {w[0]:.0f} us wall / {w[1]:.0f} cpu; "
               f"most consistent deals of a view {res['max_count']:.3g}")
