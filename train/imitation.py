@@ -11,8 +11,9 @@ bids, calls and plays sensibly, and from a value function that already knows wha
 | ``collect(...)``         | the teacher plays every seat of ``episodes`` seeded deals; every decision is kept: the seat's observation, mask, action, and the seat's return of that episode |
 | ``pretrain(...)``        | minibatch Adam on masked cross-entropy (policy head) + MSE to the returns (value head) |
 
-Used by ``train/ppo.py`` when ``bc_episodes > 0`` (a fresh run only: a resumed run keeps its
-weights). Deterministic given the seed.
+Any agent spec can teach, the search players too (``bc_teacher: pimc`` or ``pimc:worlds=64``: slower, some
+tens of ms per decision at every seat). Used by ``train/ppo.py`` when ``bc_episodes > 0`` (a fresh run only: a
+resumed run keeps its weights). Deterministic given the seed.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def collect(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed:
     """Play ``episodes`` deals with ``teacher`` at every seat and keep every decision."""
     env = make_raw_env(game, **flags)
     n = len(env.possible_agents)
-    agents = [make_agent(teacher, game, seed=seed + 7919 * s) for s in range(n)]
+    # the flags reach the players that build an engine or check a shape (search players, checkpoints)
+    agents = [make_agent(teacher, game, seed=seed + 7919 * s, flags=flags) for s in range(n)]
     obs, masks, actions, returns, all_seats, eps = [], [], [], [], [], []
     ss = np.random.SeedSequence(seed)
     for ep, ep_seed in enumerate(ss.generate_state(episodes)):

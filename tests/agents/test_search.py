@@ -313,3 +313,17 @@ def test_pimc_beats_the_heuristic_on_duplicate_deals(game, flags, deals):
     _need_worlds(game)
     res = head_to_head(game, "pimc", "heuristic", num_deals=deals, flags=flags, seed=11)
     assert res["low_per_hand"] > 0, res
+
+
+# -- PIMC as the imitation teacher -----------------------------------------------------------------------
+
+
+def test_pimc_teaches_the_warm_start():
+    """``bc_teacher: pimc`` (train/imitation.py): the env flags reach the teacher (5-player Pigugnìn)."""
+    from train.imitation import collect
+
+    _need_worlds("pigugnin")
+    flags = {"num_players": 5, "episode": "hand"}
+    demos = collect("pigugnin", "pimc:worlds=2", flags, episodes=1, seed=0)
+    assert len(demos.actions) == 40 and set(demos.seats.tolist()) == set(range(5))
+    assert demos.masks[np.arange(40), demos.actions].all()

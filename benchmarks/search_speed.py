@@ -1,0 +1,111 @@
+"""Milliseconds per decision of the search players (agents/search), per game, default and larger budget.
+
+The searcher sits at seat 0 with the heuristic at every other seat; episodes are played until the row
+has ``--decisions`` timed decisions of seat 0 (decisions with a single legal move are answered without
+search and are not counted). Both wall-clock and CPU time (``time.process_time``, every thread of the
+process) are reported, median and 95th percentile, with the 1-minute load average before and after: on a
+shared machine the wall figures swing with the load, the CPU figures much less. The first decision of
+each row is not timed (it compiles or loads the numba kernels).
+
+    python benchmarks/search_speed.py                      # every game, pimc and ismcts, default and x4
+    python benchmarks/search_speed.py --games picchetto --players pimc pimc:worlds=128 --decisions 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.registry import make_agent  # noqa: E402
+from envs.registry import make_raw_env  # noqa: E402
+
+GAMES = {
+    "briscola5": ("briscola5", {}),
+    "pigugnin": ("pigugnin", {}),
+    "pigugnin5": ("pigugnin", {"num_players": 5}),
+    "picchetto": ("picchetto", {}),
+}
+PLAYERS = ["pimc", "pimc:worlds=4x", "ismcts", "ismcts:iterations=4x"]
+
+
+def expand(spec: str, game: str) -> str:
+    """``pimc:worlds=4x`` -> four times the game's default worlds (``ismcts:iterations=4x`` likewise)."""
+    if not spec.endswith("x"):
+        return spec
+    from agents.search.ismcts import DEFAULT_ITERATIONS
+    from agents.search.pimc import DEFAULT_WORLDS
+
+    head, _, factor = spec.rpartition("=")
+    key = head.partition(":")[2]
+    base = {"worlds": DEFAULT_WORLDS[game], "iterations": DEFAULT_ITERATIONS[game]}[key]
+    return f"{head}={int(factor[:-1]) * base}"
+
+
+def measure(game: str, flags: dict, spec: str, decisions: int, seed: int) -> dict:
+    env = make_raw_env(game, **flags)
+    n = len(env.possible_agents)
+    searcher = make_agent(spec, game, seed=seed, flags=flags)
+    others = [make_agent("heuristic", game, seed=seed + s) for s in range(n)]
+    wall, cpu = [], []
+    episode = 0
+    first = True
+    while len(wall) < decisions:
+        env.reset(seed=seed + episode)
+        episode += 1
+        searcher.reset()
+        while not env.episode_over and len(wall) < decisions:
+            name = env.agent_selection
+            seat = env.agent_name_mapping[name]
+            obs = env.observe(name)
+            if seat != 0:
+                env.step(others[seat].act(obs))
+                continue
+            w0, c0 = time.perf_counter(), time.process_time()
+            action = searcher.act(obs)
+            w1, c1 = time.perf_counter(), time.process_time()
+            if obs["action_mask"].sum() > 1:
+                if first:
+                    first = False
+                else:
+                    wall.append(w1 - w0)
+                    cpu.append(c1 - c0)
+            env.step(action)
+    w, c = np.array(wall) * 1e3, np.array(cpu) * 1e3
+    return {"game": game, "flags": flags, "spec": spec, "decisions": len(w), "episodes": episode,
+            "wall_median": float(np.median(w)), "wall_p95": float(np.percentile(w, 95)),
+            "cpu_median": float(np.median(c)), "cpu_p95": float(np.percentile(c, 95))}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
+    parser.add_argument("--players", nargs="+", default=PLAYERS,
+                        help="agent specs; a budget written as 4x is four times the game's default")
+    parser.add_argument("--decisions", type=int, default=60, help="timed decisions per row (default 60)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    load0 = os.getloadavg()[0]
+    print(f"# search_speed: python {' '.join(sys.argv[1:]) or '(defaults)'}; {platform.python_implementation()} "
+          f"{platform.python_version()}, {os.cpu_count()} CPUs, 1-minute load average {load0:.2f} at the start")
+    print("| game | player | decisions | wall median ms | wall p95 ms | CPU median ms | CPU p95 ms |")
+    print("|---|---|---|---|---|---|---|")
+    for key in args.games:
+        game, flags = GAMES[key]
+        for spec in args.players:
+            row = measure(game, flags, expand(spec, game), args.decisions, args.seed)
+            print(f"| {key} | {row['spec']} | {row['decisions']} | {row['wall_median']:.1f} | {row['wall_p95']:.1f} | "
+                  f"{row['cpu_median']:.1f} | {row['cpu_p95']:.1f} |", flush=True)
+    print(f"# 1-minute load average {os.getloadavg()[0]:.2f} at the end")
+
+
+if __name__ == "__main__":
+    main()
