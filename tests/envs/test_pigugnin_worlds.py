@@ -193,10 +193,10 @@ def test_views_match_the_public_history_and_worlds_replay(name):
 
 def test_view_of_equals_the_incremental_tracker():
     flags = CONFIGS["5p-non-default"]
-    env = pigugnin_v0.raw_env(**flags)
+    env = pigugnin_v0.env(**flags)  # the wrapped env: view_of reads env.unwrapped
     env.reset(seed=3)
-    n = env.game.num_players
-    trackers = [PigugninTracker(env.game.flags, p) for p in range(n)]
+    n = env.unwrapped.game.num_players
+    trackers = [PigugninTracker(env.unwrapped.game.flags, p) for p in range(n)]
     rnd = np.random.default_rng(3)
     for step in range(60):
         agent = env.agent_selection
