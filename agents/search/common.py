@@ -15,7 +15,7 @@ Pruned moves (Briscola in cinque; the other games' moves are all searched):
 
 | phase | candidates |
 |---|---|
-| auction (up to 61 legal ids) | ``PASS`` and the bids ``lo + d`` for ``d`` in ``BID_STEPS`` = 0, 2, 5, 10, 15, 20 (``lo`` = the lowest legal bid), those that are legal |
+| auction (up to 61 legal ids) | ``PASS``, the bids ``lo + d`` for ``d`` in ``BID_STEPS`` = 0, 2, 5, 10, 15, 20 (``lo`` = the lowest legal bid) and the bids 71 and 81 (where the stake doubles and triples), those that are legal |
 | call (40 legal ids) | per suit, the strongest card the caller does not hold (a partner call) and the strongest it holds (a solo, when calling one's own card is allowed) |
 
 Everything here imports numba only through the batched engines, when a ``Playouts`` is built.
@@ -34,11 +34,13 @@ from envs.registry import game_spec
 
 __all__ = [
     "require_numba", "worlds_module", "SampledWorlds", "PerfectInformation", "clone", "hand_no", "vector_hand_no",
-    "candidates", "hidden_move", "Playouts", "BID_STEPS", "engine", "resolve_flags",
+    "candidates", "hidden_move", "Playouts", "BID_STEPS", "BID_LEVELS", "engine", "resolve_flags",
 ]
 
 #: bid raises over the lowest legal bid that the Briscola auction searches (besides PASS)
 BID_STEPS = (0, 2, 5, 10, 15, 20)
+#: bids searched whenever legal: where the stake doubles (71) and triples (81)
+BID_LEVELS = (71, 81)
 
 _BATCHED = {
     "briscola5": "agents.batched.briscola5:Briscola5BatchedHeuristic",
@@ -176,7 +178,7 @@ def candidates(game: str, state: Any, legal: Sequence[int], flags: Mapping[str, 
     legal = [int(a) for a in legal]
     if game != "briscola5" or len(legal) <= 10:
         return legal
-    from envs.briscola5.game import BID, CALL, PASS, STRENGTH
+    from envs.briscola5.game import BID, BID_MIN, CALL, PASS, STRENGTH
 
     if legal[-1] < PASS and legal[0] >= CALL:  # the call
         hand = state.hands[state.caller]
@@ -196,6 +198,7 @@ def candidates(game: str, state: Any, legal: Sequence[int], flags: Mapping[str, 
         if bids:
             lo = bids[0]
             keep.update(lo + d for d in BID_STEPS if lo + d in bids)
+            keep.update(BID + v - BID_MIN for v in BID_LEVELS if BID + v - BID_MIN in bids)
         return sorted(keep)
     return legal
 
@@ -263,10 +266,14 @@ class Playouts:
             replicate(vec, origin, dst)
 
     def run(self, states: Sequence[Any], src: np.ndarray, first_actions: np.ndarray,
-            rng: np.random.Generator) -> np.ndarray:
+            rng: np.random.Generator, seat: int | None = None) -> np.ndarray:
+        """(``seat``: the seat that must be to act in every loaded game, checked when given.)"""
         size = len(src)
         vec = self.vec(size)
         self.load(vec, states, np.asarray(src, dtype=np.int64))
+        if seat is not None and (vec.current_player != seat).any():
+            raise RuntimeError(f"{self.game}: a world has seat {int(vec.current_player[vec.current_player != seat][0])} "
+                               f"to act, not the searching seat {seat}")
         start = vector_hand_no(self.game, vec).copy()
         total = np.zeros((size, vec.num_players), dtype=np.float64)
         done = np.zeros(size, dtype=bool)

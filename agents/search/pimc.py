@@ -116,7 +116,7 @@ class PIMCAgent(BaseAgent):
         w, a, p = len(worlds), len(cands), self.playouts
         src = np.repeat(np.arange(w), a * p)
         first = np.tile(np.repeat(np.asarray(cands, dtype=np.int64), p), w)
-        totals = self.engine.run(worlds, src, first, self.rng)
+        totals = self.engine.run(worlds, src, first, self.rng, seat=seat)
         return totals[:, seat].reshape(w, a, p).mean(axis=2)
 
     def __repr__(self) -> str:

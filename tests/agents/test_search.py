@@ -177,9 +177,10 @@ def test_briscola_auction_and_call_are_pruned():
     while state.phase != 1:  # to the auction
         game.apply(state, game.legal_actions(state)[-1])
     legal = game.legal_actions(state)
-    assert candidates("briscola5", state, legal) == [PASS, *(BID + d for d in BID_STEPS)]
+    assert candidates("briscola5", state, legal) == [PASS, *(BID + d for d in BID_STEPS)]  # 61 .. 81
     game.apply(state, BID + 15)  # bid 76: the next seat's lowest legal bid is 77
-    assert candidates("briscola5", state, game.legal_actions(state)) == [PASS, *(BID + 16 + d for d in BID_STEPS)]
+    bids = sorted({BID + 16 + d for d in BID_STEPS} | {BID + 20})  # 77 .. 97, and 81
+    assert candidates("briscola5", state, game.legal_actions(state)) == [PASS, *bids]
     while state.phase == 1:
         game.apply(state, PASS)
     calls = candidates("briscola5", state, game.legal_actions(state))
