@@ -16,7 +16,7 @@ from typing import Any
 
 from envs.core.errors import ConfigError, MazzoError
 from envs.registry import GAMES
-from train.evaluation.core import check_games_file, check_out_dir, evaluate
+from train.evaluation.core import BACKENDS, check_games_file, check_out_dir, evaluate
 from train.evaluation.play import SEATINGS
 from train.evaluation.rating import round_robin
 
@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1, help="worker processes (same result for any number)")
+    p.add_argument("--backend", default="local", choices=BACKENDS,
+                   help="where the deals are played: local worker processes, or tasks on a Ray cluster (same result)")
+    p.add_argument("--address", default=None, metavar="auto|HOST:PORT",
+                   help="with --backend ray: join this Ray cluster (default: start a local one with --workers CPUs)")
     p.add_argument("--flag", action="append", default=[], metavar="KEY=VALUE", help="env flag (repeatable)")
     p.add_argument("--plain", action="store_true", help="plain random deals (each deal played once)")
     p.add_argument("--seating", default="rotate", choices=SEATINGS)
@@ -88,6 +92,10 @@ def run(argv: list[str], echo: bool = True) -> Any:
         if args.rating:
             raise ConfigError("--save-games works with --players (a line-up), not with --rating")
         check_games_file(Path(args.save_games))
+    if args.address is not None and args.backend != "ray":
+        raise ConfigError("--address joins a Ray cluster: add --backend ray")
+    if args.rating and args.backend != "local":
+        raise ConfigError("--backend ray works with --players (a line-up), not with --rating")
     if args.rating:
         result = round_robin(args.game, args.rating, num_deals=args.deals, seed=args.seed, flags=flags,
                              workers=args.workers, duplicate=not args.plain, progress=not args.no_progress,
@@ -95,7 +103,8 @@ def run(argv: list[str], echo: bool = True) -> Any:
     else:
         result = evaluate(args.game, args.players, num_deals=args.deals, seed=args.seed, flags=flags,
                           duplicate=not args.plain, workers=args.workers, progress=not args.no_progress,
-                          seating=args.seating, command=command, save_games=args.save_games)
+                          seating=args.seating, command=command, save_games=args.save_games,
+                          backend=args.backend, address=args.address)
     paths = _save(result, out)
     if args.save_games is not None:
         paths = {**paths, "games": Path(args.save_games)}

@@ -26,7 +26,10 @@ from envs.registry import game_spec
 from train.evaluation.play import SEATINGS, EvalJob, derive_seed, play_deal, run_chunk, seatings
 from train.evaluation.result import EvalResult
 
-__all__ = ["evaluate", "head_to_head", "prepare", "num_seats", "check_out_dir", "check_games_file"]
+__all__ = ["evaluate", "head_to_head", "prepare", "num_seats", "check_out_dir", "check_games_file", "BACKENDS"]
+
+#: where the deals are played: worker processes on this machine, or tasks on a Ray cluster
+BACKENDS = ("local", "ray")
 
 
 def _is_agent(obj: Any) -> bool:
@@ -144,10 +147,30 @@ def _mp_context():
     return get_context("spawn")
 
 
+def _chunks(num_deals: int, workers: int) -> list[list[int]]:
+    """The deals cut into chunks for ``workers`` processes (the local pool and the Ray backend alike)."""
+    size = max(1, min(64, math.ceil(num_deals / (workers * 8))))
+    return [list(range(i, min(i + size, num_deals))) for i in range(0, num_deals, size)]
+
+
 def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress: bool,
-              records: dict[int, list] | None = None) -> np.ndarray:
+              records: dict[int, list] | None = None, backend: str = "local",
+              address: str | None = None) -> np.ndarray:
     counts = None
     with _progress(num_deals, job.game, progress) as bar:
+        if backend == "ray":  # the same chunks as the local pool, one Ray task each (train/evaluation/ray_backend.py)
+            from train.evaluation.ray_backend import play_chunks
+
+            for deals, rows, recs in play_chunks(job, _chunks(num_deals, workers), workers=workers, address=address):
+                if counts is None:
+                    counts = np.zeros((num_deals, *rows.shape[1:]))
+                counts[deals] = rows
+                if records is not None:
+                    per = len(recs) // len(deals)
+                    for i, d in enumerate(deals):
+                        records[d] = recs[i * per:(i + 1) * per]
+                bar.update(len(deals))
+            return counts
         if workers == 1 or num_deals == 1:
             for d in range(num_deals):
                 row = play_deal(job, built, d, None if records is None else records.setdefault(d, []))
@@ -157,9 +180,7 @@ def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress
                 bar.update(1)
             return counts
         workers = min(workers, num_deals)
-        size = max(1, min(64, math.ceil(num_deals / (workers * 8))))
-        chunks = [list(range(i, min(i + size, num_deals))) for i in range(0, num_deals, size)]
-        pool, futures = _start_pool(workers, job, chunks)
+        pool, futures = _start_pool(workers, job, _chunks(num_deals, workers))
         try:
             for fut in as_completed(futures):
                 deals, rows, recs = fut.result()
@@ -217,17 +238,27 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 
 def evaluate(game: str, players: list[Any], *, num_deals: int, seed: int = 0, flags: dict[str, Any] | None = None,
              duplicate: bool = True, workers: int = 1, progress: bool = False, seating: str = "rotate",
-             command: str | None = None, save_games: str | Path | None = None) -> EvalResult:
-    """Play ``num_deals`` deals with the line-up ``players`` and return the statistics (see module doc)."""
+             command: str | None = None, save_games: str | Path | None = None, backend: str = "local",
+             address: str | None = None) -> EvalResult:
+    """Play ``num_deals`` deals with the line-up ``players`` and return the statistics (see module doc).
+
+    ``backend="ray"`` plays the same chunks of deals as Ray tasks (``address``: a cluster to join, see
+    ``train/evaluation/ray_backend.py``); the result is identical to the local workers'."""
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise ConfigError("address (--address) joins a Ray cluster: it needs backend 'ray' (--backend ray)")
     if save_games is not None:
         check_games_file(Path(save_games))
     job, built = prepare(game, players, num_deals=num_deals, seed=seed, flags=flags, duplicate=duplicate,
-                         workers=workers, seating=seating)
+                         workers=workers if backend == "local" else 1, seating=seating)
+    if backend == "ray" and not all(isinstance(p, str) for p in players):
+        raise ConfigError("backend 'ray' plays agent spec strings, not agent objects (they are built on the workers)")
     scorer = built[2]
     records: dict[int, list] | None = None
     if save_games is not None:
         job.records, records = True, {}
-    counts = _play_all(job, built, num_deals, workers, progress, records)
+    counts = _play_all(job, built, num_deals, workers, progress, records, backend, address)
     if records is not None:
         _write_games(Path(save_games), [r for d in range(num_deals) for r in records[d]])
     n = len(players)
