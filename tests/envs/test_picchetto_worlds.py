@@ -33,6 +33,7 @@ from envs.picchetto import worlds as W
 from envs.picchetto.game import (
     DEALER_EXCHANGE,
     ELDER_EXCHANGE,
+    FACE_MASK,
     TRICK_FOLLOW,
     TRICK_LEAD,
     UGUALE,
@@ -103,10 +104,10 @@ def check_world(flags: dict, world, seat: int, obs: dict, moves, view) -> None:
         assert game.legal_mask(st) == game.legal_mask(world)
 
 
-def _playout_checks(flags: dict, seed: int, every: int, n: int, stats: dict) -> None:
+def _playout_checks(flags: dict, seed: int, every: int, n: int, stats: dict, options: dict | None = None) -> None:
     rnd = random.Random(seed)
     env = picchetto_v0.env(**flags)
-    env.reset(seed=seed)
+    env.reset(seed=seed, options=options)
     trackers = [W.Tracker(flags, p) for p in (0, 1)]
     rng = np.random.default_rng(seed)
     k = 0
@@ -151,6 +152,31 @@ def test_worlds_are_consistent_long(variant):
     assert stats["phases"] == {ELDER_EXCHANGE, DEALER_EXCHANGE, TRICK_LEAD, TRICK_FOLLOW}
 
 
+def _bianco_deal(seed: int, bianco_seat: int, dealer: int) -> dict:
+    """A deal where `bianco_seat` holds no J/Q/K (Bianco: rare in random deals)."""
+    rnd = random.Random(seed)
+    faces = [c for c in range(32) if FACE_MASK >> c & 1]
+    plain = [c for c in range(32) if not FACE_MASK >> c & 1]
+    rnd.shuffle(plain)
+    rest = faces + plain[12:]
+    rnd.shuffle(rest)
+    hands = [[], []]
+    hands[bianco_seat], hands[1 - bianco_seat] = plain[:12], rest[:12]
+    return {"dealer": dealer, "hands": hands, "talon": rest[12:]}
+
+
+@pytest.mark.parametrize("peek", [False, True])
+def test_worlds_are_consistent_with_a_bianco(peek):
+    """The elder's Bianco (shown at the deal) and the dealer's (shown after the elder's exchange),
+    observed by either seat: the opponent's dealt cards are public, its drawn cards are not."""
+    flags = dict(episode="hand", allow_peek=peek, reveal_leftover_talon=not peek)
+    stats = {"worlds": 0, "phases": set()}
+    for seed in range(4):
+        bianco_seat, dealer = seed % 2, (seed // 2) % 2
+        _playout_checks(flags, seed, every=2, n=3, stats=stats, options=_bianco_deal(seed, bianco_seat, dealer))
+    assert stats["phases"] == {ELDER_EXCHANGE, DEALER_EXCHANGE, TRICK_LEAD, TRICK_FOLLOW}
+
+
 # -- uniformity: brute force over every assignment of the unseen cards --------------------------
 
 
@@ -159,13 +185,14 @@ def _world_key(s, seat: int) -> tuple:
     return (s.dealt[op], s.discards[op], s.drawn[op], s.leftover)
 
 
-def _endgame(flags: dict, seed: int, seat: int, op_discards: int, my_discards: int, tricks: int):
+def _endgame(flags: dict, seed: int, seat: int, op_discards: int, my_discards: int, tricks: int,
+             options: dict | None = None):
     """Play a hand (random cards; the opponent discards `op_discards`, the seat `my_discards`) until
     `seat` is to act after `tricks` tricks. Returns (env, the seat's observations at its decisions
     as (moves of the hand before it, observation bytes), its tracker), or None."""
     rnd = random.Random(seed)
     env = picchetto_v0.raw_env(**flags)
-    env.reset(seed=seed)
+    env.reset(seed=seed, options=options)
     tracker = W.Tracker(flags, seat)
     seen = []
     moves = 0
@@ -265,7 +292,11 @@ def _chi2_critical(df: int, z: float = 3.09) -> float:
 
 
 def _uniformity(flags, seed, seat, op_discards, my_discards, tricks, per_world=150):
-    got = _endgame(flags, seed, seat, op_discards, my_discards, tricks)
+    options = None
+    if flags.get("bianco") is not None:  # (Bianco seat, dealer) of an explicit deal
+        flags = dict(flags)
+        options = _bianco_deal(seed, *flags.pop("bianco"))
+    got = _endgame(flags, seed, seat, op_discards, my_discards, tricks, options)
     if got is None:
         return None
     env, seen, tracker = got
@@ -288,7 +319,7 @@ def _uniformity(flags, seed, seat, op_discards, my_discards, tricks, per_world=1
 
 #: (flags, seat, the opponent's discards, the seat's discards, tricks played, seeds): small endgames.
 #: Worlds per case (brute force): 12-24 for the first, 72-144 for the second, 36-108 for the third,
-#: 66-264 for the fourth, 10-100 for the fifth.
+#: 66-264 for the fourth, 10-100 for the fifth. `bianco`: (Bianco seat, dealer) of an explicit deal.
 UNIFORMITY_FAST = [
     # the leftover is shown; the opponent (elder) discarded 1: its hand and which card it drew
     (dict(reveal_leftover_talon=True, episode="hand", first_dealer=0), 0, 1, 3, 8, [1]),
@@ -303,6 +334,10 @@ UNIFORMITY_SLOW = [
     # the elder peeks at T[2..4]: the dealer drew 2 of those 3 cards
     (dict(episode="hand", first_dealer=0, allow_peek=True), 1, 2, 3, 9, [0, 1]),
     (dict(episode="hand", first_dealer=1), 1, 1, 7, 9, [0, 1, 2]),  # the seat deals and takes the whole talon
+    # the opponent (dealer) is Bianco: its dealt cards are known, not which it kept
+    (dict(episode="hand", reveal_leftover_talon=True, bianco=(1, 1)), 0, 2, 3, 8, [0, 2]),
+    # the opponent (elder) is Bianco and the seat (dealer) leaves 2 cards
+    (dict(episode="hand", bianco=(0, 1)), 1, 2, 4, 8, [1, 2]),
 ]
 
 
