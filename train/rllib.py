@@ -22,7 +22,7 @@ Outputs, in ``runs/{game}__{exp_name}__{seed}__{unix time}/`` (as the other trai
 | file | what |
 |---|---|
 | ``config.yaml`` | the resolved ``Args`` |
-| ``metrics.csv`` | one row per training iteration: env steps, episodes, ``ep_return_mean`` (the learner's mean return per seat, game units; ``ep_return_vs_snapshots``: its seat's against snapshots), PPO's losses, entropy, KL, explained variance, ``sample_time`` and ``sample_steps_per_s`` (the env runners' sampling) and ``fps`` (env steps per second of the whole iteration) |
+| ``metrics.csv`` | one row per training iteration: env steps, episodes, ``ep_return_mean`` (the learners' mean return per seat, game units: 0 in pure self-play of a zero-sum game; ``ep_return_vs_snapshots``: main's seat against snapshots), PPO's losses, entropy, KL, explained variance, ``sample_time`` and ``sample_steps_per_s`` (the env runners' sampling) and ``fps`` (env steps per second of the whole iteration) |
 | ``eval.csv`` | one row per evaluation and opponent (``train.evaluate.head_to_head`` through the AEC env) |
 | ``best.mazzo.zip``, ``last.mazzo.zip`` | safe checkpoints of ``main`` (``policies: per_seat``: of ``seat_0``), exported from the module's weights: ``make_agent("ppo:PATH", game)`` plays them |
 | ``seat_<i>.mazzo.zip`` | ``policies: per_seat``: every seat's policy |
@@ -303,7 +303,9 @@ def _start_ray(args: Args) -> bool:
     try:
         ray.init(address=args.address, **kwargs)
     except ConnectionError as e:
-        raise ConfigError(f"address {args.address!r}: no Ray cluster there ({e})") from None
+        from train.evaluation.ray_backend import AUTH_HINT
+
+        raise ConfigError(f"address {args.address!r}: no Ray cluster there ({e})" + AUTH_HINT) from None
     return True
 
 

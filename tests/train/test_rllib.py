@@ -178,3 +178,23 @@ def test_shipped_configs_are_valid(game):
 def test_bad_configs_fail_before_ray_starts(override, match):
     with pytest.raises(ConfigError, match=match):
         check_args(load_config(Args, "configs/pigugnin/rllib.yaml", override))
+
+
+def test_build_config_new_api_stack_shared_and_per_seat_policies():
+    """The PPOConfig is RLlib's new API stack (RLModules, learners, env runners and connectors), with one
+    trained module per policy mode, the masked module for each, and the seat mapping; Ray is not started."""
+    import ray
+
+    from train.rllib import build_config
+
+    shared = build_config(load_config(Args, "configs/briscola5/rllib.yaml", {"num_env_runners": 3}))
+    assert shared.enable_rl_module_and_learner and shared.enable_env_runner_and_connector_v2
+    assert set(shared.policies) == {MAIN} and list(shared.policies_to_train) == [MAIN]
+    assert shared.num_env_runners == 3 and shared.train_batch_size_per_learner == 4000
+    assert shared.rl_module_spec.rl_module_specs[MAIN].module_class is MaskedActorCriticModule
+    assert {shared.policy_mapping_fn(f"player_{i}", _Episode("e")) for i in range(5)} == {MAIN}
+    per_seat = build_config(load_config(Args, "configs/pigugnin/rllib.yaml", {"policies": "per_seat",
+                                                                               "selfplay": False}))
+    assert set(per_seat.policies) == set(per_seat.policies_to_train) == {f"seat_{i}" for i in range(4)}
+    assert [per_seat.policy_mapping_fn(f"player_{i}", None) for i in range(4)] == [f"seat_{i}" for i in range(4)]
+    assert not ray.is_initialized()

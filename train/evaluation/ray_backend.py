@@ -9,7 +9,7 @@ same seed, whatever the cluster.
 | where                          | how                                                                   |
 |--------------------------------|-----------------------------------------------------------------------|
 | ``address=None``, Ray not running | a local cluster is started with ``workers`` CPUs (``ray.init``) and shut down at the end |
-| ``address="auto"`` or ``"HOST:PORT"`` | joins a running cluster (``ray start --head --port=6379`` on the head node, ``ray start --address=HEAD:6379`` on the others) and disconnects at the end |
+| ``address="auto"`` or ``"HOST:PORT"`` | joins a running cluster (``ray start --head --port=6379`` on the head node, ``ray start --address=HEAD:6379`` on the others) and disconnects at the end; Ray's token authentication (on by default) needs ``RAY_AUTH_MODE=token`` and the head's token (``ray get-auth-token``) on every node and client |
 | Ray already initialised in this process | its cluster is used and left running (the RLlib trainer's final evaluation) |
 
 Checkpoints travel with the job: the bytes of every ``ppo:PATH`` file are put in Ray's object store
@@ -31,8 +31,10 @@ import numpy as np
 
 from envs.core.errors import ConfigError
 
-__all__ = ["play_chunks", "ray_available", "checkpoint_files"]
+__all__ = ["play_chunks", "ray_available", "checkpoint_files", "AUTH_HINT"]
 
+AUTH_HINT = ("; a cluster with token authentication (Ray's default) also needs RAY_AUTH_MODE=token here and the "
+             "head's token (`ray get-auth-token` on the head) in ~/.ray/auth_token or RAY_AUTH_TOKEN")
 _LOCAL: dict[str, Any] = {}  # worker side: sha256 -> local checkpoint path, and the last built job
 
 
@@ -106,7 +108,7 @@ def play_chunks(job: Any, chunks: list[list[int]], *, workers: int, address: str
         try:
             ray.init(address=address, **kwargs)
         except ConnectionError as e:
-            raise ConfigError(f"--address {address!r}: no Ray cluster there ({e})") from None
+            raise ConfigError(f"--address {address!r}: no Ray cluster there ({e})" + AUTH_HINT) from None
     elif address is not None:
         raise ConfigError(f"Ray is already initialised in this process; --address {address!r} cannot be joined too")
     pending: list[Any] = []
