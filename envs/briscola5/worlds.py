@@ -260,7 +260,8 @@ class Briscola5Tracker:
     def _build(self, d: dict, acting: bool | None) -> Briscola5View:
         game, seat = self.game, self.seat
         nh = game.flags["num_hands"]
-        scores = tuple(int(round(x * 24 * nh)) for x in d["match_scores"])
+        rel = d["match_scores"]  # relative seats
+        scores = tuple(int(round(rel[(p - seat) % N] * 24 * nh)) for p in range(N))
         phase = _PHASES[d["phase"]]
         declined = _bits((seat + r) % N for r in d["forfeit_declined"])
         hand = _bits(d["hand"])
@@ -293,11 +294,13 @@ class Briscola5Tracker:
             unseen = 0
             first_dealer = self.game.flags["first_dealer"]
             if counts:
-                unseen = hands_played
+                unseen = hands_played  # every hand counted: hand_no is exact
             elif first_dealer != "random":
                 unseen = (dealer - first_dealer) % N
             self._hand_no = hands_played + 1 + (0 if counts else unseen)
-            self._void_run = unseen if not counts else 0
+            # hands before this one that the seat did not see were voided before it acted (a
+            # scored hand needs its bids and cards), unless the classifica shows scored hands
+            self._void_run = 0 if any(scores) else unseen
             return
         l_dealer, l_played, l_dealt, l_progress, l_scores = last
         if dealer == l_dealer and hands_played == l_played and own_dealt == l_dealt and progress >= l_progress:

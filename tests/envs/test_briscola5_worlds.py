@@ -123,8 +123,9 @@ def _check_world(flags, env, seat, obs, world, moves, observer, bare=False) -> N
         if name != "rng":
             assert getattr(again, name) == getattr(world, name), name
     # (c) the public fields are the real ones
+    inferred = set() if flags.get("void_hands_count", True) else {"hand_no", "consecutive_void"}
     for name in Briscola5State.__slots__:
-        if name not in HIDDEN:
+        if name not in HIDDEN | inferred:
             assert getattr(world, name) == getattr(real, name), name
     if real.revealed:
         assert world.partner == real.partner
@@ -166,7 +167,10 @@ def _playouts(flags: dict, episodes: int, seed: int, every: int = 3, n_worlds: i
             for seat, o, tracker, bare in todo:
                 view = tracker.view()
                 real = env.state_
-                assert view.hand_no == real.hand_no and view.consecutive_void == real.consecutive_void
+                if flags.get("void_hands_count", True):
+                    assert view.hand_no == real.hand_no  # exact (hands_played + 1)
+                else:  # inferred: a hand voided before this seat first acted may go unseen
+                    assert view.hand_no <= real.hand_no
                 worlds = W.sample_worlds(view, n_worlds, rnd)
                 for w in worlds:
                     _check_world(flags, env, seat, o, w, moves, observer, bare)
@@ -204,8 +208,11 @@ def test_worlds_give_the_seat_its_observation_and_replay_the_history(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_worlds_consistency_long(name):
-    stats = _playouts(VARIANTS[name], episodes=150, seed=5, every=2, n_worlds=3)
-    assert stats["worlds"] >= 8000 and stats["solo"] >= 1, stats
+    flags = VARIANTS[name]
+    stats = _playouts(flags, episodes=60, seed=5, every=2, n_worlds=3)
+    assert stats["worlds"] >= 5000, stats
+    if flags.get("allow_call_own_card", True):
+        assert stats["solo"] >= 1, stats
 
 
 # -- uniformity ---------------------------------------------------------------------------------------
