@@ -101,7 +101,7 @@ from envs.picchetto.game import (
     PicchettoState,
     declare,
 )
-from envs.picchetto.observation import PHASE_KEYS, decode
+from envs.picchetto.observation import OBS_SIZE, PHASE_KEYS, decode
 
 __all__ = [
     "PicchettoTracker", "PicchettoView", "Tracker", "WorldRng", "clone_state", "hand_no", "sample_worlds",
@@ -223,6 +223,9 @@ class Tracker:
     def observe(self, observation) -> None:
         obs = observation["observation"] if isinstance(observation, Mapping) else observation
         obs = np.asarray(obs, dtype=np.float32)
+        if obs.shape != (OBS_SIZE,):
+            raise ValueError(f"picchetto: an observation is a float vector of shape ({OBS_SIZE},) (or a dict with "
+                             f"'observation'); got shape {obs.shape}")
         key = obs.tobytes()
         if key == self._key:
             return
@@ -900,6 +903,8 @@ def sample_worlds(view: PicchettoView, n: int, rng: np.random.Generator) -> list
     """
     if not isinstance(view, PicchettoView):
         raise TypeError(f"picchetto: sample_worlds needs a PicchettoView; got {type(view).__name__}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"picchetto: n (worlds to sample) must be an int >= 0; got {n!r}")
     if view.phase == OVER:
         raise ValueError("picchetto: the episode is over: there is no hand to determinize")
     cache = view._cache

@@ -29,6 +29,7 @@ import pytest
 
 from envs import picchetto_v0
 from envs.core.cards import iter_bits
+from envs.core.errors import ConfigError
 from envs.picchetto import worlds as W
 from envs.picchetto.game import (
     DEALER_EXCHANGE,
@@ -511,6 +512,12 @@ def test_sampling_is_deterministic_and_checks_its_input():
         W.sample_worlds(bad, 1, rng)
     with pytest.raises(ValueError, match="seat"):
         W.Tracker(flags, seat=2)
+    with pytest.raises(ValueError, match="n \\(worlds to sample\\)"):
+        W.sample_worlds(view, -1, rng)
+    with pytest.raises(ValueError, match="shape"):
+        W.Tracker(flags).observe(np.zeros(10))
+    with pytest.raises(ConfigError, match="must_head_trick"):
+        W.Tracker({"must_head_trick": 2})
     with pytest.raises(ValueError, match="observed nothing"):
         W.Tracker(flags).view()
 
