@@ -340,6 +340,42 @@ def test_sampler_is_uniform_over_the_consistent_deals(own):
         assert stat > crit, (stat, crit)
 
 
+def test_forfeit_check_worlds_follow_the_exact_law():
+    """A seat with a 0-point hand waits in the forfeit check (dealer 4: seats asked in the order
+    0, 1, 2, 3, 4; nobody has answered yet; seat 3 is not to act). So exactly one of seats 0, 1, 2
+    was dealt a 0-point hand (the 12 unseen 0-point cards make two impossible), each with
+    probability 1/3, and the other 24 unseen cards (4 of 0 points, 20 with points) are dealt
+    uniformly: seat 4's count of point cards is hypergeometric. The sampler's joint frequencies of
+    (0-point seat, seat 4's point cards) pass a chi-square test against that law, computed here
+    without the sampler's weights."""
+    rnd = np.random.default_rng(5)
+    zero = [int(c) for c in rnd.permutation(ZERO_CARDS)]
+    rest = [int(c) for c in rnd.permutation(POINT_CARDS)] + zero[16:]
+    hands = [None, zero[:8], None, zero[8:16], None]
+    for p in (0, 2, 4):
+        hands[p] = [rest.pop() for _ in range(8)]
+    env = raw_env()
+    env.reset(seed=0, options={"dealer": 4, "hands": hands})
+    assert env.state_.phase == FORFEIT_CHECK and env.state_.to_act == 1
+    view = W.view_of(env, "player_3")
+    assert view.acting is False
+    total = 6000
+    counts: dict = {}
+    for w in W.sample_worlds(view, total, np.random.default_rng(77)):
+        zero_seats = [p for p in range(N) if p != 3 and not w.dealt[p] & sum(1 << c for c in POINT_CARDS)]
+        assert len(zero_seats) == 1 and zero_seats[0] in (0, 1, 2) and w.to_act == zero_seats[0]
+        key = (zero_seats[0], sum(POINTS[c] > 0 for c in iter_bits(w.hands[4])))
+        counts[key] = counts.get(key, 0) + 1
+    from math import comb
+
+    law = {(q, k): comb(20, k) * comb(4, 8 - k) / comb(24, 8) / 3 for q in (0, 1, 2) for k in range(4, 9)}
+    stat = sum((counts.get(x, 0) - total * p) ** 2 / (total * p) for x, p in law.items())
+    assert set(counts) <= set(law)
+    df = len(law) - 1
+    crit = df * (1 - 2 / (9 * df) + 3.090 * sqrt(2 / (9 * df))) ** 3
+    assert stat < crit, (stat, crit, counts)
+
+
 def test_endgame_views_have_several_point_splits():
     """The uniformity scenario is not degenerate: several k vectors with different weights."""
     env, moves = _endgame({"allow_call_own_card": False}, seed=3)
