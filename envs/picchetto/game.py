@@ -261,6 +261,7 @@ class PicchettoState:
         for name in PicchettoState.__slots__:
             value = getattr(self, name)
             setattr(other, name, value.copy() if isinstance(value, (list, dict)) else value)
+        other.decl_points = [list(p) for p in self.decl_points]  # nested: _declare writes into the rows
         other.game_records = [dict(r) for r in self.game_records]
         other.hand_records = [dict(r) for r in self.hand_records]
         if self.hand_open and self.hand_records:
