@@ -538,3 +538,9 @@ def test_clone_state_is_independent():
         for name in FIELDS + ("hand_no", "events", "game_records"):
             assert getattr(clone, name) == getattr(twin, name), name
         assert W.hand_no(clone) >= W.hand_no(world)
+        # the engine's own copy with a generator of its own (the search players' clone) leaves the world alone too
+        other = world.copy()
+        other.rng = np.random.default_rng(0)
+        while not game.is_over(other):
+            game.apply(other, rnd.choice(game.legal_actions(other)))
+        assert pickle.dumps(world) == before
