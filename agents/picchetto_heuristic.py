@@ -1,41 +1,53 @@
 """A club-player heuristic for Picchetto (Italian Piquet), acting from the decoded observation.
 
-It reads ``envs.picchetto.observation.decode(obs)`` only (its hand, its discards, what the
-opponent made public, the cards played, the trick, the scores), so it cannot cheat.
+It reads ``envs.picchetto.observation.decode(obs)`` only (its hand, its discards, the cards
+played, the trick), so it cannot cheat, and it never draws a random number. Version 2 (issue
+13); the 0.1 rules are frozen in ``agents/legacy/picchetto_heuristic_v1.py`` (``heuristic-v1``).
 
-Exchange: every card gets a *keep value* for what it brings to the three declarations and
-to the play, and the cheapest cards go:
+**Exchange.** Every card of the current hand gets an integer *keep value*: what it brings to
+the three declarations (point, sequences, sets) and to the tricks. The card of the lowest value
+(the lower id on equal values) is discarded, one at a time and recomputed on the smaller hand,
+while it is worth less than the seat's threshold or ending is not yet legal. In practice the
+elder uses his whole exchange (5 cards: more chances at the point, the sequences, the sets and
+pique or repique, and only 3 cards left for the dealer) and the dealer takes all that is left;
+only hands whose every remaining card makes a quint or a quatorze (or an Ace in a long suit)
+stop early.
 
-| component | value |
-|-----------|-------|
-| trick strength | 7 > ... > Ace 7, King 6, Queen 5, ... 7 is 0 |
-| in the best point suit (largest value sum) | +6 |
-| in a run of three or more (a sequence) | +5, +3 more in a run of five or more |
-| Ten or higher with two or more of the same rank (a trio or quatorze in reach) | +4 per other card of the rank |
+| component of the keep value | value |
+|-----------------------------|-------|
+| trick strength | Ace 10, King 6, Queen 3, Jack 2, Ten 1, others 0 |
+| guards | King with another card of its suit +3; Queen with two others +2 |
+| suit length (long suits make the point and the late tricks) | +2 per card of the suit (itself included) |
+| in the point suit (largest value sum, the game's own rule) | +4 |
+| in a sequence | +6 (a tierce or quart), +12 (a quint or longer) |
+| in a set (Ten or higher) | +6 in a trio, +14 in a quatorze |
+| stop discarding when the cheapest card is worth | elder >= 24, dealer >= 20 |
 
-The elder discards every card worth less than 9 (at least one, up to five: the elder's
-exchange is his big chance to improve); the dealer only cards worth less than 6 (his draw
-is smaller and blind), as many as the talon allows and at least the rule's minimum.
-
-Play (12 tricks, 1 point each, 2 for the last; 7+ tricks win the cards bonus, 12 a capot):
+**Play.** Unseen cards are those not in the hand, not among the own discards and not played;
+the heuristic assumes any of them may be in the opponent's hand. A *master* is a card with no
+unseen card of its suit above it: led, it wins the trick.
 
 | situation | rule |
 |-----------|------|
-| lead | a master card (the highest unplayed card of its suit) from the longest suit, else the lowest card of the longest suit, to establish it |
-| follow, can win | the cheapest winning card (must-head rules are already in the mask) |
+| lead, a master in hand | cash it: the master of the longest suit (the higher rank on equal lengths), so that the suit's lower cards become masters as the opponent's cards of the suit fall |
+| lead, no master | the card with the fewest unseen cards above it (the best chance to hold the trick, or to force out the opponent's top card), the lower rank on equal counts |
+| follow, can win | the cheapest winning card (the must-head rule is already in the mask) |
 | follow, cannot win | the lowest card of the suit |
-| follow, void | the lowest card of the shortest suit, keeping the guards of long suits |
+| follow, void (discard) | keep the potential winners and the guards: throw a card that cannot win (more unseen cards above it than own cards above it) before one that can; then the lowest rank; then the card with the most unseen cards above it relative to own (the lower id on full ties) |
+
+Counting the unseen cards is what makes the tricks: cashing the masters keeps the lead, the
+lead without a master gives up as little as possible, and the discards never throw the cards
+that still win tricks (the old rule threw the shortest suit first, often an unguarded King or
+an Ace-high singleton), which also keeps the opponent from the capot and from a pique.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import numpy as np
 
 from agents.base import BaseAgent, cards_mask, legal_actions
-from envs.core.cards import iter_bits
 from envs.picchetto.game import (
     DISCARD,
     ELDER_EXCHANGE,
@@ -49,29 +61,59 @@ from envs.picchetto.game import (
 )
 from envs.picchetto.observation import PHASE_KEYS, decode
 
-ELDER_KEEP_THRESHOLD = 9
-DEALER_KEEP_THRESHOLD = 6
+#: keep-value components (see the module docstring); ints, so that the numba port adds them exactly
+TRICK_VALUE = (0, 0, 0, 1, 2, 3, 6, 10)  # by rank index 7, 8, 9, T, J, Q, K, A
+KING_GUARD_BONUS = 3  # a King with at least one other card of its suit
+QUEEN_GUARD_BONUS = 2  # a Queen with at least two other cards of its suit
+LENGTH_WEIGHT = 2  # per card of the suit
+POINT_SUIT_BONUS = 4
+RUN_BONUS = 6  # in a tierce or quart
+LONG_RUN_BONUS = 12  # in a quint or longer
+LONG_RUN = 5
+TRIO_BONUS = 6
+QUATORZE_BONUS = 14
+ELDER_KEEP_THRESHOLD = 18
+DEALER_KEEP_THRESHOLD = 14
+
+KING, QUEEN = 6, 5
+ALL_CARDS = (1 << 32) - 1
+
+__all__ = ["PicchettoHeuristic", "keep_values", "ELDER_KEEP_THRESHOLD", "DEALER_KEEP_THRESHOLD"]
 
 
-def keep_values(hand: list[int]) -> dict[int, float]:
-    """What each card is worth to keep, for the declarations and the play."""
+def keep_values(hand: list[int]) -> dict[int, int]:
+    """What each card of ``hand`` is worth to keep, for the declarations and the play (an int per card)."""
     if not hand:
         return {}
     mask = cards_mask(hand)
-    values = {c: float(RANK[c]) for c in hand}
-    _, _, point_suit = point_of(mask)  # the best point suit (the game's rule, ties included)
+    lengths = [0, 0, 0, 0]
+    rank_counts = [0] * 8
     for c in hand:
+        lengths[SUIT[c]] += 1
+        rank_counts[RANK[c]] += 1
+    point_suit = point_of(mask)[2]  # the game's rule, ties included
+    run_bonus: dict[int, int] = {}
+    for length, _, run in sequences_of(mask):  # every maximal run of three or more
+        bonus = LONG_RUN_BONUS if length >= LONG_RUN else RUN_BONUS
+        for c in range(32):
+            if run >> c & 1:
+                run_bonus[c] = bonus
+    values = {}
+    for c in hand:
+        r, length = RANK[c], lengths[SUIT[c]]
+        v = TRICK_VALUE[r] + LENGTH_WEIGHT * length + run_bonus.get(c, 0)
+        if r == KING and length >= 2:
+            v += KING_GUARD_BONUS
+        elif r == QUEEN and length >= 3:
+            v += QUEEN_GUARD_BONUS
         if SUIT[c] == point_suit:
-            values[c] += 6
-    for length, _, run in sequences_of(mask):  # every run of three or more
-        for c in iter_bits(run):
-            values[c] += 5 + (3 if length >= 5 else 0)
-    same_rank = Counter(RANK[c] for c in hand)
-    for c in hand:
-        if RANK[c] >= SET_MIN_RANK:  # Ten or higher
-            same = same_rank[RANK[c]] - 1
-            if same >= 2:
-                values[c] += 4 * same
+            v += POINT_SUIT_BONUS
+        if r >= SET_MIN_RANK:
+            if rank_counts[r] == 4:
+                v += QUATORZE_BONUS
+            elif rank_counts[r] == 3:
+                v += TRIO_BONUS
+        values[c] = v
     return values
 
 
@@ -96,24 +138,33 @@ class PicchettoHeuristic(BaseAgent):
             return END_EXCHANGE
         values = keep_values(view["hand"])
         cheapest = min(discards, key=lambda c: (values[c], c))
-        if END_EXCHANGE not in legal or values[cheapest] < threshold:
+        if legal[-1] != END_EXCHANGE or values[cheapest] < threshold:
             return DISCARD + cheapest
         return END_EXCHANGE
 
     # -- trick play -------------------------------------------------------------------------
     def _play(self, view: dict[str, Any], legal: list[int]) -> int:
         hand = view["hand"]
-        known = cards_mask(hand, *view["played"])  # what cannot beat us from the other hand
-        lengths = Counter(SUIT[c] for c in hand)
+        own = cards_mask(hand)
+        unseen = ALL_CARDS & ~(own | cards_mask(*view["played"], view["discards"]))
         led = view["trick_card"]
         if led is None:  # we lead
-            masters = [c for c in legal if not HIGHER[c] & ~known]  # the highest card left in its suit
+            masters = [c for c in legal if not HIGHER[c] & unseen]
             if masters:
+                lengths = [0, 0, 0, 0]
+                for c in hand:
+                    lengths[SUIT[c]] += 1
                 return max(masters, key=lambda c: (lengths[SUIT[c]], RANK[c]))
-            longest = max(legal, key=lambda c: (lengths[SUIT[c]], -RANK[c]))
-            return min((c for c in legal if SUIT[c] == SUIT[longest]), key=RANK.__getitem__)
-        following = [c for c in legal if SUIT[c] == SUIT[led]]
+            return min(legal, key=lambda c: ((HIGHER[c] & unseen).bit_count(), RANK[c]))
+        suit, rank = SUIT[led], RANK[led]
+        following = [c for c in legal if SUIT[c] == suit]
         if following:
-            winners = [c for c in following if RANK[c] > RANK[led]]
+            winners = [c for c in following if RANK[c] > rank]
             return min(winners or following, key=RANK.__getitem__)
-        return min(legal, key=lambda c: (lengths[SUIT[c]], RANK[c]))
+
+        def discard_key(c: int) -> tuple[bool, int, int]:
+            # potential: own cards above it minus unseen cards above it (>= 0: it can still win a trick)
+            potential = (HIGHER[c] & own).bit_count() - (HIGHER[c] & unseen).bit_count()
+            return potential >= 0, RANK[c], potential
+
+        return min(legal, key=discard_key)

@@ -11,33 +11,33 @@ state, so rows of different games and seats may come in any order.
 | decision (the first legal id) | what the kernel reads | rule of the Python heuristic |
 |---|---|---|
 | exchange (`>= DISCARD`) | `phase`, `hand`, the mask | discard the legal card of the lowest keep value (the lower id on equal values) while it is below the elder's / dealer's threshold or ending is not legal; else `END_EXCHANGE` |
-| lead (no `trick_card`) | `hand`, `played`, the mask | a master card of the longest suit (the higher rank); else the lowest card of the longest suit |
-| follow | `hand`, `trick_card`, the mask | the cheapest winner, else the lowest card of the suit, else (void) the lowest card of the shortest suit |
+| lead (no `trick_card`) | `hand`, `played`, `discards`, the mask | a master (no unseen card of its suit above it) of the longest suit, the higher rank on equal lengths; else the card with the fewest unseen cards above it, the lower rank on equal counts |
+| follow | `hand`, `played`, `discards`, `trick_card`, the mask | the cheapest winner, else the lowest card of the suit, else (void) the key (can still win, rank, own cards above - unseen cards above), lowest first |
 
-Keep values (`keep_values` of the Python heuristic) are summed in float64 in Python's order (rank,
-point suit, run, set), from tables built by calling the Python heuristic's own `keep_values` on
-small hands at import time: `RUN_BONUS[pattern, rank]` (a one-suit hand of that 8-bit rank
-pattern, less its rank and the point-suit bonus), `SET_BONUS[rank, count]` (a card of `count`
-cards of one rank, in a suit that is not the point suit, less its rank) and the point-suit bonus
-(a lone card, less its rank). The point suit is `point_of` of game.py (largest `SUIT_VALUE`, then
-more cards, then the lower suit).
+Keep values (`keep_values` of the Python heuristic) are ints, summed from the heuristic's own
+constants (`KEEP`, passed to the kernel): trick value by rank, the King's and Queen's guard
+bonuses, the length weight, the point-suit bonus, the run bonuses and the set bonuses. The point
+suit is `point_of` of game.py (largest `SUIT_VALUE`, then more cards, then the lower suit); the
+run a card belongs to comes from `RUN_LEN[pattern, rank]` (the length of the maximal run of three
+or more of game.py's `RUNS` holding that rank, else 0).
 
 Equal decisions, tie for tie: the Python heuristic picks with `min`/`max` over the legal ids in
 increasing order with tuple keys. The kernel scans the same ids in the same order and replaces
 its choice only on a strictly better key (the first of equal keys, as `min` and `max` keep it);
-the tuple keys `(suit length, rank)` and `(suit length, -rank)` are the integers
-`length * num_ranks + rank` and `length * num_ranks + (num_ranks - 1 - rank)`.
+the tuple keys are packed into integers that order the same way: `(length, rank)` as
+`length * num_ranks + rank`, `(unseen above, rank)` as `above * num_ranks + rank`, and
+`(can win, rank, potential)` as `(can win * num_ranks + rank) * 64 + potential + 32`.
 
 Randomness: none. The Python heuristic never draws from its generator (its decisions are a
 function of the observation alone), so neither does this port; `seed` is accepted and ignored,
 and the same rows always give the same actions.
 
 Every fact from another module (observation offsets, action ids, card tables, the heuristic's
-thresholds and bonus tables) reaches the kernel as an argument, not as a global: numba's on-disk
-cache (`cache=True`) freezes globals and notices changes to this file only, so a change to the
-layout or to the heuristic's numbers can never be served from a stale cache. A change of the
-heuristic's *rules* must be ported here; `tests/agents/test_batched_heuristics.py` compares both
-on thousands of observations.
+constants) reaches the kernel as an argument, not as a global: numba's on-disk cache
+(`cache=True`) freezes globals and notices changes to this file only, so a change to the layout
+or to the heuristic's numbers can never be served from a stale cache. A change of the heuristic's
+*rules* must be ported here; `tests/agents/test_batched_heuristics.py` compares both on thousands
+of observations.
 
 Example:
 
@@ -65,6 +65,8 @@ from envs.picchetto.game import (
     HIGHER,
     NUM_ACTIONS,
     RANK,
+    RUNS,
+    SET_MIN_RANK,
     SUIT,
     SUIT_VALUE,
     Phase,
@@ -76,9 +78,9 @@ __all__ = ["PicchettoBatchedHeuristic", "PicchettoHeuristic", "act_rows"]
 # -- what the kernel receives ---------------------------------------------------------------
 # `consts` (int64): the indices below are this file's, the values come from game.py and
 # observation.py at import time.
-(K_HAND, K_PLAYED, K_TRICK, K_PHASE, K_NUM_PHASES, K_ELDER_EXCHANGE, K_DISCARD, K_END_EXCHANGE, K_NUM_SUITS,
- K_NUM_RANKS) = range(10)
-_OBS_FIELDS = ("hand", "played", "trick_card", "phase")
+(K_HAND, K_PLAYED, K_TRICK, K_PHASE, K_DISCARDS, K_NUM_PHASES, K_ELDER_EXCHANGE, K_DISCARD, K_END_EXCHANGE,
+ K_NUM_SUITS, K_NUM_RANKS) = range(11)
+_OBS_FIELDS = ("hand", "played", "trick_card", "phase", "discards")
 CONSTS = np.array(
     [LAYOUT.fields[f].obs_offset for f in _OBS_FIELDS]
     + [len(Phase), ELDER_EXCHANGE, DISCARD, END_EXCHANGE, DECK.num_suits, DECK.num_ranks],
@@ -86,11 +88,20 @@ CONSTS = np.array(
 )
 assert len(CONSTS) == K_NUM_RANKS + 1
 assert LAYOUT.fields["hand"].shape == (DECK.size,) and LAYOUT.fields["trick_card"].shape == (DECK.size,)
+assert LAYOUT.fields["discards"].shape == (DECK.size,)
 assert LAYOUT.fields["played"].shape == (2, DECK.size) and LAYOUT.fields["phase"].shape == (len(Phase),)
 assert END_EXCHANGE == DISCARD + DECK.size == NUM_ACTIONS - 1
 
-#: `FCONSTS` (float64): the elder's and the dealer's keep thresholds, the point-suit bonus.
-F_ELDER_KEEP, F_DEALER_KEEP, F_POINT_BONUS = range(3)
+#: `KEEP` (int64): the Python heuristic's keep-value constants, then its `TRICK_VALUE` by rank.
+(P_KING_GUARD, P_QUEEN_GUARD, P_LENGTH, P_POINT_SUIT, P_RUN, P_LONG_RUN_BONUS, P_LONG_RUN, P_TRIO, P_QUATORZE,
+ P_ELDER_KEEP, P_DEALER_KEEP, P_SET_MIN_RANK, P_KING, P_QUEEN, P_TRICK_VALUE) = range(15)
+KEEP = np.array(
+    [_py.KING_GUARD_BONUS, _py.QUEEN_GUARD_BONUS, _py.LENGTH_WEIGHT, _py.POINT_SUIT_BONUS, _py.RUN_BONUS,
+     _py.LONG_RUN_BONUS, _py.LONG_RUN, _py.TRIO_BONUS, _py.QUATORZE_BONUS, _py.ELDER_KEEP_THRESHOLD,
+     _py.DEALER_KEEP_THRESHOLD, SET_MIN_RANK, _py.KING, _py.QUEEN, *_py.TRICK_VALUE],
+    dtype=np.int64,
+)
+assert len(_py.TRICK_VALUE) == DECK.num_ranks and all(isinstance(int(x), int) for x in KEEP)
 
 #: `CARD_TAB[row, c]`, rows: suit, rank, `HIGHER` (the cards of c's suit that outrank it) of card `c`.
 C_SUIT, C_RANK, C_HIGHER = range(3)
@@ -99,27 +110,18 @@ CARD_TAB = np.array([SUIT, RANK, HIGHER], dtype=np.int64)
 SUIT_VALUE_TAB = np.array(SUIT_VALUE, dtype=np.int64)
 
 
-def _bonus_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`FCONSTS`, `RUN_BONUS[pattern, rank]` and `SET_BONUS[rank, count]` from the Python `keep_values`."""
-    nr, ns = DECK.num_ranks, DECK.num_suits
-    lone = DECK.card(0, 0)
-    point_bonus = _py.keep_values([lone])[lone] - RANK[lone]  # a lone card is in the point suit
-    run = np.zeros((1 << nr, nr), dtype=np.float64)
-    for pattern in range(1, 1 << nr):  # one suit: the point suit, no set
-        hand = [DECK.card(0, r) for r in range(nr) if pattern >> r & 1]
-        for c, v in _py.keep_values(hand).items():
-            run[pattern, RANK[c]] = v - RANK[c] - point_bonus
-    sets = np.zeros((nr, ns + 1), dtype=np.float64)
-    for r in range(nr):
-        for count in range(2, ns + 1):  # one card of each of the first `count` suits; the last is no point suit
-            hand = [DECK.card(s, r) for s in range(count)]
-            c = hand[-1]
-            sets[r, count] = _py.keep_values(hand)[c] - RANK[c]
-    fconsts = np.array([_py.ELDER_KEEP_THRESHOLD, _py.DEALER_KEEP_THRESHOLD, point_bonus], dtype=np.float64)
-    return fconsts, run, sets
+def _run_len_table() -> np.ndarray:
+    """`RUN_LEN[pattern, rank]`: length of the maximal run (3+, game.py's `RUNS`) holding `rank`, else 0."""
+    table = np.zeros((1 << DECK.num_ranks, DECK.num_ranks), dtype=np.int64)
+    for pattern in range(1 << DECK.num_ranks):
+        for length, _, bits in RUNS[pattern]:
+            for r in range(DECK.num_ranks):
+                if bits >> r & 1:
+                    table[pattern, r] = length
+    return table
 
 
-FCONSTS, RUN_BONUS, SET_BONUS = _bonus_tables()
+RUN_LEN = _run_len_table()
 
 
 # -- the kernel -------------------------------------------------------------------------------
@@ -132,10 +134,18 @@ def _first_hit(row: np.ndarray, start: int, size: int) -> int:
     return -1
 
 
+@nb.njit(cache=True, inline="always")
+def _popcount(x: np.int64) -> int:
+    n = 0
+    while x != 0:
+        x &= x - 1
+        n += 1
+    return n
+
+
 @nb.njit(cache=True)
-def _exchange(o: np.ndarray, m: np.ndarray, k: np.ndarray, f: np.ndarray, card_tab: np.ndarray,
-              suit_value: np.ndarray, run_bonus: np.ndarray, set_bonus: np.ndarray, values: np.ndarray,
-              work: np.ndarray) -> int:
+def _exchange(o: np.ndarray, m: np.ndarray, k: np.ndarray, p: np.ndarray, card_tab: np.ndarray,
+              suit_value: np.ndarray, run_len: np.ndarray, values: np.ndarray, work: np.ndarray) -> int:
     """`PicchettoHeuristic._exchange`: a discard or `END_EXCHANGE`."""
     num_cards = card_tab.shape[1]
     num_suits, num_ranks = k[K_NUM_SUITS], k[K_NUM_RANKS]
@@ -148,7 +158,7 @@ def _exchange(o: np.ndarray, m: np.ndarray, k: np.ndarray, f: np.ndarray, card_t
     if not any_discard:
         return end
     elder = _first_hit(o, k[K_PHASE], k[K_NUM_PHASES]) == k[K_ELDER_EXCHANGE]
-    threshold = f[F_ELDER_KEEP] if elder else f[F_DEALER_KEEP]
+    threshold = p[P_ELDER_KEEP] if elder else p[P_DEALER_KEEP]
 
     # keep_values(hand): `work[s]` the rank pattern of suit s, `work[num_suits + r]` the cards of rank r
     hand = k[K_HAND]
@@ -163,19 +173,31 @@ def _exchange(o: np.ndarray, m: np.ndarray, k: np.ndarray, f: np.ndarray, card_t
         pattern = work[s]
         if pattern != 0:
             value = suit_value[pattern]
-            count = 0
-            for r in range(num_ranks):
-                count += (pattern >> r) & 1
+            count = _popcount(pattern)
             if value > best_value or (value == best_value and count > best_count):
                 point_suit, best_value, best_count = s, value, count
     for c in range(num_cards):
         if o[hand + c] != 0:
             s, r = card_tab[C_SUIT, c], card_tab[C_RANK, c]
-            v = float(r)
+            length = _popcount(work[s])
+            v = p[P_TRICK_VALUE + r] + p[P_LENGTH] * length
+            run = run_len[work[s], r]
+            if run >= p[P_LONG_RUN]:
+                v += p[P_LONG_RUN_BONUS]
+            elif run > 0:
+                v += p[P_RUN]
+            if r == p[P_KING] and length >= 2:
+                v += p[P_KING_GUARD]
+            elif r == p[P_QUEEN] and length >= 3:
+                v += p[P_QUEEN_GUARD]
             if s == point_suit:
-                v += f[F_POINT_BONUS]
-            v += run_bonus[work[s], r]
-            v += set_bonus[r, work[num_suits + r]]
+                v += p[P_POINT_SUIT]
+            if r >= p[P_SET_MIN_RANK]:
+                same = work[num_suits + r]
+                if same == 4:
+                    v += p[P_QUATORZE]
+                elif same == 3:
+                    v += p[P_TRIO]
             values[c] = v
 
     cheapest = -1  # min(discards, key=(value, card))
@@ -192,39 +214,37 @@ def _play(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, len
     """`PicchettoHeuristic._play`: a card."""
     num_cards = card_tab.shape[1]
     num_suits, num_ranks = k[K_NUM_SUITS], k[K_NUM_RANKS]
-    hand, played = k[K_HAND], k[K_PLAYED]
+    hand, played, discards = k[K_HAND], k[K_PLAYED], k[K_DISCARDS]
     for s in range(num_suits):
         lengths[s] = 0
-    known = np.int64(0)  # own hand and every card played this hand (the card on the table too)
+    own = np.int64(0)
+    seen = np.int64(0)  # own hand, own discards, every card played this hand (the card on the table too)
     for c in range(num_cards):
+        bit = np.int64(1) << c
         if o[hand + c] != 0:
             lengths[card_tab[C_SUIT, c]] += 1
-            known |= np.int64(1) << c
-        elif o[played + c] != 0 or o[played + num_cards + c] != 0:
-            known |= np.int64(1) << c
+            own |= bit
+            seen |= bit
+        elif o[played + c] != 0 or o[played + num_cards + c] != 0 or o[discards + c] != 0:
+            seen |= bit
+    unseen = ((np.int64(1) << num_cards) - 1) & ~seen
     led = _first_hit(o, k[K_TRICK], num_cards)
 
     if led < 0:  # we lead
         best, best_key = -1, -1  # max(masters, key=(length, rank))
         for c in range(num_cards):
-            if m[c] != 0 and (card_tab[C_HIGHER, c] & ~known) == 0:
+            if m[c] != 0 and (card_tab[C_HIGHER, c] & unseen) == 0:
                 key = lengths[card_tab[C_SUIT, c]] * num_ranks + card_tab[C_RANK, c]
                 if key > best_key:
                     best, best_key = c, key
         if best >= 0:
             return best
-        longest, best_key = -1, -1  # max(legal, key=(length, -rank))
-        for c in range(num_cards):
+        for c in range(num_cards):  # min(legal, key=(unseen above, rank))
             if m[c] != 0:
-                key = lengths[card_tab[C_SUIT, c]] * num_ranks + (num_ranks - 1 - card_tab[C_RANK, c])
-                if key > best_key:
-                    longest, best_key = c, key
-        suit = card_tab[C_SUIT, longest]
-        low = -1  # min(legal cards of that suit, key=rank)
-        for c in range(num_cards):
-            if m[c] != 0 and card_tab[C_SUIT, c] == suit and (low < 0 or card_tab[C_RANK, c] < card_tab[C_RANK, low]):
-                low = c
-        return low
+                key = _popcount(card_tab[C_HIGHER, c] & unseen) * num_ranks + card_tab[C_RANK, c]
+                if best < 0 or key < best_key:
+                    best, best_key = c, key
+        return best
 
     led_suit, led_rank = card_tab[C_SUIT, led], card_tab[C_RANK, led]
     winner, follower = -1, -1  # min(winners, key=rank), min(following, key=rank)
@@ -239,21 +259,24 @@ def _play(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, len
         return winner
     if follower >= 0:
         return follower
-    best, best_key = -1, -1  # void: min(legal, key=(length, rank))
+    best, best_key = -1, -1  # void: min(legal, key=(potential >= 0, rank, potential))
     for c in range(num_cards):
         if m[c] != 0:
-            key = lengths[card_tab[C_SUIT, c]] * num_ranks + card_tab[C_RANK, c]
+            higher = card_tab[C_HIGHER, c]
+            potential = _popcount(higher & own) - _popcount(higher & unseen)
+            can_win = 1 if potential >= 0 else 0
+            key = (can_win * num_ranks + card_tab[C_RANK, c]) * 64 + potential + 32
             if best < 0 or key < best_key:
                 best, best_key = c, key
     return best
 
 
 @nb.njit(cache=True)
-def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, fconsts: np.ndarray, card_tab: np.ndarray,
-             suit_value: np.ndarray, run_bonus: np.ndarray, set_bonus: np.ndarray, out: np.ndarray) -> None:
+def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, keep: np.ndarray, card_tab: np.ndarray,
+             suit_value: np.ndarray, run_len: np.ndarray, out: np.ndarray) -> None:
     """`out[i]` = the heuristic's action on `obs[i]`, `mask[i]` (-1 where the mask row is all zeros)."""
     num_cards = card_tab.shape[1]
-    values = np.zeros(num_cards, dtype=np.float64)
+    values = np.zeros(num_cards, dtype=np.int64)
     work = np.zeros(consts[K_NUM_SUITS] + consts[K_NUM_RANKS], dtype=np.int64)
     num_actions = mask.shape[1]
     for i in range(obs.shape[0]):
@@ -266,7 +289,7 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, fconsts: np.
         if first_legal < 0:
             out[i] = -1
         elif first_legal >= consts[K_DISCARD]:
-            out[i] = _exchange(o, m, consts, fconsts, card_tab, suit_value, run_bonus, set_bonus, values, work)
+            out[i] = _exchange(o, m, consts, keep, card_tab, suit_value, run_len, values, work)
         else:
             out[i] = _play(o, m, consts, card_tab, work)
 
@@ -281,7 +304,8 @@ class PicchettoBatchedHeuristic(BatchedHeuristic):
         return {OBS_SIZE: ""}
 
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
-        act_rows(obs, mask, CONSTS, FCONSTS, CARD_TAB, SUIT_VALUE_TAB, RUN_BONUS, SET_BONUS, out)
+        act_rows(obs, mask, CONSTS, KEEP, CARD_TAB, SUIT_VALUE_TAB, RUN_LEN, out)
+
 
 #: The name `train/batched_opponents.py` looks up (the Python heuristic's class name).
 PicchettoHeuristic = PicchettoBatchedHeuristic

@@ -329,6 +329,9 @@ def picchetto_deal(rnd: np.random.Generator) -> dict | None:
     elif kind == 3:
         suit, n = int(rnd.integers(4)), int(rnd.integers(6, 9))
         hands[seat] = list(range(8 * suit + 8 - n, 8 * suit + 8))
+        if rnd.random() < 0.5:  # the rest Tens to Aces (sets too): every card near the heuristic's keep threshold
+            high = [c for c in range(32) if c // 8 != suit and c % 8 >= 3]
+            hands[seat] += [int(c) for c in rnd.choice(high, 12 - n, replace=False)]
     elif kind == 4:
         hands[seat] = [8 * s + int(r) for r in rnd.choice(range(3, 8), 3, replace=False) for s in range(4)]
     taken = {c for h in hands for c in h}
@@ -472,7 +475,7 @@ PICCHETTO = Case(
     game="picchetto",
     batched="agents.batched.picchetto:PicchettoBatchedHeuristic",
     variants=({}, PICCHETTO_NON_DEFAULT, PICCHETTO_VARIANT),
-    episodes=18,
+    episodes=22,
     deal=picchetto_deal,
     coverage=picchetto_coverage,
     minimum={"elder exchange": 500, "dealer exchange": 400, "exchange: discard, END_EXCHANGE legal": 600,
