@@ -56,6 +56,10 @@ test_picchetto_worlds.py` checks it against brute-force enumeration with a chi-s
 Worlds that differ only in the order of cards inside one talon segment (E's draws, D's draws,
 the leftover, P) cannot be told apart by anyone; that order is drawn uniformly.
 
+Speed (`benchmarks/worlds_picchetto.py`, CPU time, every decision of 20 random games, 32 worlds per
+call): a world costs 25-40 us once the view's enumeration exists; the enumeration costs 1-3 ms per
+view on average (99th percentile 9 ms, at the first trick). `clone_state` costs about 8 us.
+
 A world also carries the public match state: game and hand scores, games won, game number and
 target, the dealer, pique/repique, tricks won, the trick in progress, a fresh random generator
 (for later deals), the current game's and hand's records (earlier hands' records are not part
@@ -104,7 +108,7 @@ from envs.picchetto.game import (
 from envs.picchetto.observation import OBS_SIZE, PHASE_KEYS, decode
 
 __all__ = [
-    "PicchettoTracker", "PicchettoView", "Tracker", "WorldRng", "clone_state", "hand_no", "sample_worlds",
+    "PicchettoTracker", "PicchettoView", "Tracker", "View", "WorldRng", "clone_state", "hand_no", "sample_worlds",
     "vector_hand_no", "view_of",
 ]
 
@@ -359,6 +363,7 @@ class Tracker:
 
 
 PicchettoTracker = Tracker
+View = PicchettoView
 
 
 def view_of(env, agent) -> PicchettoView:
