@@ -78,7 +78,7 @@ def main() -> None:
         if t1 - t0 > worst[0]:
             worst = (t1 - t0, name)
     print(f"{len(points)} views from {args.episodes} random games (default flags), n = {args.n} worlds per call")
-    print("| phase | views | first call per view (ms, mean / 99th pct / max) | per world, first call (us) | per world, cached (us) |")
+    print("| phase | views | first call on a view, whole call (ms, mean / 99th pct / max) | per world, first call (us) | per world, cached (us) |")
     print("|---|---|---|---|---|")
     for name in ("elder_exchange", "dealer_exchange", "trick (1st trick)", "trick (later)"):
         r = np.array(rows.get(name, [(0.0, 0.0)]))

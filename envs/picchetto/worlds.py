@@ -57,8 +57,9 @@ Worlds that differ only in the order of cards inside one talon segment (E's draw
 the leftover, P) cannot be told apart by anyone; that order is drawn uniformly.
 
 Speed (`benchmarks/worlds_picchetto.py`, CPU time, every decision of 20 random games, 32 worlds per
-call): a world costs 25-40 us once the view's enumeration exists; the enumeration costs 1-3 ms per
-view on average (99th percentile 9 ms, at the first trick). `clone_state` costs about 8 us.
+call): a world costs 25-40 us once the view's enumeration exists; the first call on a view (its 32
+worlds and the enumeration) takes 1-3 ms on average (99th percentile 9 ms, at the first trick).
+`clone_state` costs about 8 us.
 
 A world also carries the public match state: game and hand scores, games won, game number and
 target, the dealer, pique/repique, tricks won, the trick in progress, a fresh random generator
