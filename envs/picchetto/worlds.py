@@ -56,6 +56,13 @@ test_picchetto_worlds.py` checks it against brute-force enumeration with a chi-s
 Worlds that differ only in the order of cards inside one talon segment (E's draws, D's draws,
 the leftover, P) cannot be told apart by anyone; that order is drawn uniformly.
 
+Limits. "Uniform" counts every consistent world once: the opponent's hidden choices (its
+discards) are not weighed by how likely a policy was to make them (no opponent model). Draws use
+floats in [0, 1) scaled to the range (a bias below 2^-50). Scores are read from the observation,
+which clips them at 4 x the target (only tiny custom targets reach that). `hand_no` of a world is
+the tracker's count of hands (a hand that a Bianco ends at its deal, unseen by the seat, is not
+counted); the search only compares it within one world.
+
 Speed (`benchmarks/worlds_picchetto.py`, CPU time, every decision of 20 random games, 32 worlds per
 call): a world costs 25-40 us once the view's enumeration exists; the first call on a view (its 32
 worlds and the enumeration) takes 1-3 ms on average (99th percentile 9 ms, at the first trick).
