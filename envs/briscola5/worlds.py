@@ -290,6 +290,8 @@ class Briscola5Tracker:
         counts = self.game.flags["void_hands_count"]
         last = self._hand
         self._hand = (dealer, hands_played, own_dealt, progress, scores)
+        if last is not None and hands_played < last[1]:
+            last = None  # a new episode without reset(): start counting again
         if last is None:  # the first hand this tracker sees
             unseen = 0
             first_dealer = self.game.flags["first_dealer"]
