@@ -147,9 +147,9 @@ def test_worlds_are_consistent(variant):
 def test_worlds_are_consistent_long(variant):
     flags = dict(VARIANTS[variant], episode="match")
     stats = {"worlds": 0, "phases": set()}
-    for seed in range(10, 22):
-        _playout_checks(flags, seed, every=2, n=4, stats=stats)
-    assert stats["worlds"] > 3000
+    for seed in range(10, 16):
+        _playout_checks(flags, seed, every=3, n=3, stats=stats)
+    assert stats["worlds"] > 1000
     assert stats["phases"] == {ELDER_EXCHANGE, DEALER_EXCHANGE, TRICK_LEAD, TRICK_FOLLOW}
 
 
@@ -333,7 +333,7 @@ UNIFORMITY_SLOW = [
     (dict(episode="hand", first_dealer=1), 0, 1, 5, 8, [0, 1, 2]),  # the seat is elder
     (dict(reveal_leftover_talon=True, episode="hand", first_dealer=0), 1, 2, 4, 9, [0, 1, 2]),
     # the elder peeks at T[2..4]: the dealer drew 2 of those 3 cards
-    (dict(episode="hand", first_dealer=0, allow_peek=True), 1, 2, 3, 9, [0, 1]),
+    (dict(episode="hand", first_dealer=0, allow_peek=True), 1, 2, 3, 9, [0]),
     (dict(episode="hand", first_dealer=1), 1, 1, 7, 9, [0, 1, 2]),  # the seat deals and takes the whole talon
     # the opponent (dealer) is Bianco: its dealt cards are known, not which it kept
     (dict(episode="hand", reveal_leftover_talon=True, bianco=(1, 1)), 0, 2, 3, 8, [0, 2]),
@@ -434,7 +434,7 @@ def test_load_sampled_worlds_into_vector_env(variant):
 def test_load_sampled_worlds_into_vector_env_match(variant):
     flags = dict(VARIANTS[variant], episode="match")
     rng = np.random.default_rng(2)
-    for k, (_, _, world) in enumerate(_sampled_points(flags, range(3), every=5, rng=rng)):
+    for k, (_, _, world) in enumerate(_sampled_points(flags, range(2), every=8, rng=rng)):
         _load_and_compare(flags, world, seed=k)
 
 
