@@ -1,43 +1,69 @@
 """A club-player heuristic for Pigugnìn (Busca Reggiana), acting from the decoded observation.
 
-It reads ``envs.pigugnin.observation.decode(obs)`` only: its hand, the cards played, the
-trick in progress, tricks and points per seat, busche totals. The aim of the game is to take
-at least one trick but as few card points as possible, and never the Jack of Spade
-(``JS``, the Pigugnìn).
+It reads ``envs.pigugnin.observation.decode(obs)`` only: its hand, the cards played by every
+seat, the trick in progress and the tricks taken per seat. The aim of the game is to take at
+least one trick but as few card points as possible, and never the Jack of Spade (``JS``, the
+Pigugnìn). What the scoring rules (§4.3) make of it: a player without a trick pays 2 busche (3
+each if two are trickless, and with 5 players that is the largest cost of all, since 8 tricks
+go round 5 players); with every player on a trick, points pay only from 12 up, so a trick
+costs a player little until a pile grows; ``JS`` is 1 busca in every hand.
 
-| situation | rule |
-|-----------|------|
-| still trickless, late in the hand (the no-trick penalty threatens) | win the trick if that is possible and cheap (no ``JS``, at most 2 points on the table); when leading, lead the strongest card of the longest suit |
-| still trickless, any time | take a trick that costs nothing (0 points, no ``JS``) when offered |
-| following suit, can duck | play the highest card that still loses the trick (sheds danger safely) |
-| following suit, must win | playing last: win with the strongest card (it wins anyway); otherwise play the lowest and hope someone overtakes |
-| void in the led suit | throw the Pigugnìn first, then Aces (3 points), then the strongest cards (3, 2, K, ...) |
-| leading | the weakest card of the suit where it is safest (prefers suits without its own ``JS``), so someone else takes the trick |
+It counts the cards: ``unseen`` is every card neither in its hand nor played. A card is a
+*master* when no unseen card of its suit outranks it (it wins any trick it leads or follows in),
+and ``above(c)`` / ``below(c)`` count the unseen cards of c's suit that outrank it / that it
+outranks.
 
-Capture order: 3 > 2 > A > K > H > J > 7 > 6 > 5 > 4; points: A 3, 2/3/J/H/K 1.
+| # | situation | play |
+|---|-----------|------|
+| 1 | still trickless, can win the trick following suit, ``JS`` not on the table | win it: the cheapest sure winner (last to play every winner is sure; else a master), by fewest points then strongest; with no sure winner, the strongest card that wins for now (an Ace last) |
+| 2 | leading the first trick (the only trickless lead) with a master (not ``JS``) | the cheapest master: the one trick it needs, taken while everyone still follows suit |
+| 3 | leading | an *exit*: the card least likely to win. Never a master if it has another card; never ``JS``; not a Spade while it holds ``JS`` (its guards); the fewest unseen cards below it; a Spade when ``JS`` is out (its holder is squeezed, we stay under); the most unseen cards above it; the highest of equal cards (the lowest stays an exit for later) |
+| 4 | void in the led suit | throw the most dangerous card: ``JS``, then the card with the fewest unseen cards above it (masters first; a Spade above ``JS`` counts one more while ``JS`` is out), then points (Aces), then strength |
+| 5 | following suit, a card loses to the best on the table | duck: ``JS`` if it ducks, else the highest card that still loses (sheds a high card, keeps the low ones as exits); with 5 players while trickless, the lowest one instead (keeps the cards that can still take the trick it needs) |
+| 6 | following suit, every card wins, last to play | the strongest card (the trick is ours anyway; ``JS`` only if it is the only card) |
+| 7 | following suit, every card wins, others still to play | the weakest card (``JS`` last), hoping someone overtakes |
+
+Capture order: 3 > 2 > A > K > H > J > 7 > 6 > 5 > 4; points: A 3, 2/3/J/H/K 1. Ties between
+equal keys go to the lowest card id. No randomness: the same observation gives the same card.
+The numba port ``agents/batched/pigugnin.py`` takes exactly the same decisions.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent, cards_mask, legal_actions
-from envs.pigugnin.game import DECK, LAST_TRICK_BONUS, PIGUGNIN, POINTS, RANK_POINTS, STRENGTH
+from agents.base import BaseAgent, legal_actions
+from envs.pigugnin.game import DECK, PIGUGNIN, POINTS, RANK_POINTS, STRENGTH
 from envs.pigugnin.observation import decode
 
+__all__ = ["PigugninHeuristic", "STRONGER", "WEAKER", "TOP_POINTS", "SUIT", "SPADE"]
+
 SUIT = DECK.suit_of
+SPADE = SUIT[PIGUGNIN]
+PIG_BIT = 1 << PIGUGNIN
 #: the most card points a single card is worth (the Aces)
 TOP_POINTS = max(RANK_POINTS)
-#: `STRONGER[c]`: bitmask of the cards of c's suit that capture it
+#: `STRONGER[c]` / `WEAKER[c]`: bitmask of the cards of c's suit that capture c / that c captures
 STRONGER = tuple(
     sum(1 << u for u in range(DECK.size) if SUIT[u] == SUIT[c] and STRENGTH[u] > STRENGTH[c])
     for c in range(DECK.size)
 )
+WEAKER = tuple(
+    sum(1 << u for u in range(DECK.size) if SUIT[u] == SUIT[c] and STRENGTH[u] < STRENGTH[c])
+    for c in range(DECK.size)
+)
+#: with this many players, a trickless player ducks with its lowest card (rule 5)
+KEEP_WINNERS_PLAYERS = 5
 
 
-def danger(card: int) -> tuple:
-    """How much we want to be rid of a card when we can throw anything."""
-    return (card == PIGUGNIN, POINTS[card] == TOP_POINTS, STRENGTH[card])
+def cheap_sure(c: int) -> tuple[int, int]:
+    """Rules 1 and 2 (min): the fewest points, then the strongest."""
+    return (POINTS[c], -STRENGTH[c])
+
+
+def strong_winner(c: int) -> tuple[bool, int]:
+    """Rule 1 without a sure winner (max): not an Ace, then the strongest."""
+    return (POINTS[c] < TOP_POINTS, STRENGTH[c])
 
 
 class PigugninHeuristic(BaseAgent):
@@ -50,55 +76,58 @@ class PigugninHeuristic(BaseAgent):
         view = decode(observation)
         n = view["num_players"]
         hand = view["hand"]
-        tricks_left = len(hand)
+        seen = 0
+        for c in hand:
+            seen |= 1 << c
+        in_hand = seen
+        for cards in view["played"]:
+            for c in cards:
+                seen |= 1 << c
+        unseen = DECK.full_mask ^ seen
         trickless = view["tricks_won"][0] == 0
-        late = tricks_left <= max(3, DECK.size // n // 3)
-        trick = [card for _, card in view["trick"]]
-        unseen = DECK.full_mask ^ cards_mask(hand, *view["played"])
+        trick = view["trick"]
         if not trick:
-            return self._lead(hand, legal, trickless, late, unseen)
-        led = SUIT[trick[0]]
-        best = max((c for c in trick if SUIT[c] == led), key=STRENGTH.__getitem__)
-        on_table = sum(POINTS[c] for c in trick) + (LAST_TRICK_BONUS if tricks_left == 1 else 0)
-        has_pig = PIGUGNIN in trick
-        last_to_play = len(trick) == n - 1
-        following = SUIT[legal[0]] == led
-        best_strength = STRENGTH[best]
-        winners = [c for c in legal if following and STRENGTH[c] > best_strength]
-        if trickless and winners and not has_pig:
-            # Secure the one trick we need while it is cheap: a sure win if we have one,
-            # otherwise our strongest card (if it is overtaken, we shed a dangerous card).
-            sure = [c for c in winners if last_to_play or not unseen & STRONGER[c]]
-            if sure:
-                pick = min(sure, key=lambda c: (POINTS[c], -STRENGTH[c]))
-                if on_table + POINTS[pick] <= (6 if late else 4):
-                    return pick
-            elif late or on_table <= 2:
-                return max(winners, key=lambda c: (POINTS[c] < TOP_POINTS, STRENGTH[c]))
-        if not following:
-            return max(legal, key=danger)  # void: throw what we fear most
-        duckers = [c for c in legal if STRENGTH[c] < best_strength]
-        if duckers:
-            if trickless:  # keep the strong cards: we still need them to take a trick
-                return max(duckers, key=lambda c: (c == PIGUGNIN, -STRENGTH[c]))
-            return max(duckers, key=lambda c: (c == PIGUGNIN, STRENGTH[c]))  # JS first: someone else takes it
-        if last_to_play:
-            return max(legal, key=lambda c: (c != PIGUGNIN, STRENGTH[c]))
-        return min(legal, key=lambda c: (c == PIGUGNIN, STRENGTH[c]))
+            return self._lead(legal, trickless, unseen, in_hand)
+        led = SUIT[trick[0][1]]
+        best = max(STRENGTH[c] for _, c in trick if SUIT[c] == led)
+        if SUIT[legal[0]] != led:  # rule 4: void (the mask holds the whole hand)
+            pig_out = bool(unseen & PIG_BIT)
 
-    def _lead(self, hand: list[int], legal: list[int], trickless: bool, late: bool, unseen: int) -> int:
-        """``unseen``: bitmask of the cards neither in our hand nor played."""
+            def danger(c: int) -> tuple:
+                above = (unseen & STRONGER[c]).bit_count()
+                spade_risk = pig_out and SUIT[c] == SPADE and STRENGTH[c] > STRENGTH[PIGUGNIN]
+                return (c == PIGUGNIN, spade_risk - above, POINTS[c], STRENGTH[c])
+
+            return max(legal, key=danger)
+        last = len(trick) == n - 1
+        winners = [c for c in legal if STRENGTH[c] > best]
+        if trickless and winners and all(c != PIGUGNIN for _, c in trick):  # rule 1
+            sure = [c for c in winners if last or not unseen & STRONGER[c]]
+            if sure:
+                return min(sure, key=cheap_sure)
+            return max(winners, key=strong_winner)
+        duckers = [c for c in legal if STRENGTH[c] < best]
+        if duckers:  # rule 5
+            if trickless and n >= KEEP_WINNERS_PLAYERS:
+                return max(duckers, key=lambda c: (c == PIGUGNIN, -STRENGTH[c]))
+            return max(duckers, key=lambda c: (c == PIGUGNIN, STRENGTH[c]))
+        if last:  # rule 6
+            return max(legal, key=lambda c: (c != PIGUGNIN, STRENGTH[c]))
+        return min(legal, key=lambda c: (c == PIGUGNIN, STRENGTH[c]))  # rule 7
+
+    def _lead(self, legal: list[int], trickless: bool, unseen: int, in_hand: int) -> int:
+        """Rules 2 and 3. ``unseen``: the cards neither in our hand nor played; ``in_hand``: ours."""
         if trickless:
             masters = [c for c in legal if c != PIGUGNIN and not unseen & STRONGER[c]]
             if masters:
-                return min(masters, key=lambda c: (POINTS[c], -STRENGTH[c]))
-            return max(legal, key=lambda c: (c != PIGUGNIN, POINTS[c] < TOP_POINTS, STRENGTH[c]))
+                return min(masters, key=cheap_sure)
+        hold_pig = bool(in_hand & PIG_BIT)
+        pig_out = bool(unseen & PIG_BIT)
 
-        # Lead low from the suit where a low lead is safest: not our own Pigugnin's suit when
-        # we still hold it, and a suit whose lowest card is as weak as possible.
-        pig_suit = SUIT[PIGUGNIN] if PIGUGNIN in hand else -1
+        def exit_key(c: int) -> tuple:
+            above = (unseen & STRONGER[c]).bit_count()
+            spade = SUIT[c] == SPADE
+            return (above == 0, c == PIGUGNIN, hold_pig and spade, (unseen & WEAKER[c]).bit_count(),
+                    not (pig_out and spade), -above, -STRENGTH[c])
 
-        def lead_key(c: int) -> tuple:
-            return (SUIT[c] == pig_suit, c == PIGUGNIN, STRENGTH[c], POINTS[c])
-
-        return min(legal, key=lead_key)
+        return min(legal, key=exit_key)

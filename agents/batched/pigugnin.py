@@ -12,20 +12,22 @@ read from the row's width, as `decode` reads it.
 | what the Python heuristic reads (`decode`) | where the kernel reads it |
 |---|---|
 | `hand` (and `tricks_left = len(hand)`) | the `hand` field |
-| `played` (with the hand: the unseen cards) | the `played` field, every relative seat |
+| `played` (with the hand: the unseen cards, counted per suit above and below a card) | the `played` field, every relative seat |
 | `trick` (the cards in play order from the leader) | `trick_leader` (first hit), then the `trick` rows from the leader on, empty rows skipped |
 | `tricks_won[0] == 0` (trickless) | `round(tricks_won[0] * hand_size) == 0` |
 | the legal ids | the mask |
 
-The rules (lead, secure a cheap trick while trickless, duck, throw when void, ...) are the
-Python heuristic's, in the same order; see its module docstring.
+The rules (win the trick it needs while trickless, lead an exit, throw the most dangerous card
+when void, duck, ...) are the Python heuristic's, in the same order; see its module docstring.
 
 Equal decisions, tie for tie: the Python heuristic picks with `min`/`max` over the legal ids in
-increasing order with tuple keys. Each tuple key is a row of `KEY_TAB`, the dense rank of the
-key of every card (equal tuples, equal rank), built at import time from the heuristic's own
-tables (`STRENGTH`, `POINTS`, `TOP_POINTS`, `PIGUGNIN`, `danger`); the kernel scans the same ids
-in the same order and replaces its choice only on a strictly better rank (the first of equal
-keys, as `min` and `max` keep it).
+increasing order with tuple keys. A key that depends on the card alone is a row of `KEY_TAB`, the
+dense rank of the key of every card (equal tuples, equal rank), built at import time from the
+heuristic's own key functions and tables (`cheap_sure`, `strong_winner`, `STRENGTH`, `POINTS`,
+`PIGUGNIN`); the two keys that count unseen cards (rule 3's exit, rule 4's danger) are packed by
+the kernel into one int per card, digit by digit in the tuple's order, so that ints compare as
+the tuples do. The kernel scans the same ids in the same order and replaces its choice only on a
+strictly better key (the first of equal keys, as `min` and `max` keep it).
 
 Randomness: none. The Python heuristic never draws from its generator (its decisions are a
 function of the observation alone), so neither does this port; `seed` is accepted and ignored,
@@ -56,7 +58,7 @@ import numpy as np
 
 from agents import pigugnin_heuristic as _py
 from agents.batched.base import BatchedHeuristic
-from envs.pigugnin.game import DECK, LAST_TRICK_BONUS, PIGUGNIN, POINTS, STRENGTH, PigugninGame
+from envs.pigugnin.game import DECK, PIGUGNIN, POINTS, STRENGTH, PigugninGame
 from envs.pigugnin.observation import LAYOUTS
 
 __all__ = ["PigugninBatchedHeuristic", "PigugninHeuristic", "act_rows"]
@@ -67,7 +69,7 @@ SUIT = DECK.suit_of
 # -- what the kernel receives ---------------------------------------------------------------
 # `CONSTS[n]` (int64), one per player count: the indices below are this file's, the values come
 # from observation.py, game.py and the Python heuristic at import time.
-(K_HAND, K_PLAYED, K_TRICK, K_LEADER, K_TRICKS, K_N, K_HAND_SIZE, K_LATE, K_PIG, K_LAST_BONUS,
+(K_HAND, K_PLAYED, K_TRICK, K_LEADER, K_TRICKS, K_N, K_HAND_SIZE, K_PIG, K_SPADE, K_KEEP_WINNERS,
  K_FULL) = range(11)
 _OBS_FIELDS = ("hand", "played", "trick", "trick_leader", "tricks_won")
 
@@ -77,8 +79,8 @@ def _consts(n: int) -> np.ndarray:
     assert lay.fields["played"].shape == (n, DECK.size) and lay.fields["trick"].shape == (n, DECK.size)
     return np.array(
         [lay.fields[f].obs_offset for f in _OBS_FIELDS]
-        # decode's hand_size; the heuristic's `late`: tricks_left <= max(3, DECK.size // n // 3)
-        + [n, DECK.size // n, max(3, DECK.size // n // 3), PIGUGNIN, LAST_TRICK_BONUS, DECK.full_mask],
+        # decode's hand_size; the heuristic's Spade suit and the player count of its rule 5
+        + [n, DECK.size // n, PIGUGNIN, _py.SPADE, _py.KEEP_WINNERS_PLAYERS, DECK.full_mask],
         dtype=np.int64,
     )
 
@@ -88,11 +90,14 @@ assert all(len(k) == K_FULL + 1 for k in CONSTS.values())
 #: observation width -> player count (what decode reads the player count from)
 N_BY_WIDTH = {lay.obs_size: n for n, lay in LAYOUTS.items()}
 
-#: `CARD_TAB[row, c]`, rows: suit, card points, strength of card `c`, and `STRONGER[c]` (bitmask
-#: of the cards of c's suit that capture it).
-C_SUIT, C_POINTS, C_STRENGTH, C_STRONGER = range(4)
-CARD_TAB = np.array([SUIT, POINTS, STRENGTH, _py.STRONGER], dtype=np.int64)
-assert all(0 <= m < 1 << 62 for m in _py.STRONGER)
+#: `CARD_TAB[row, c]`, rows: suit, card points, strength of card `c`, and `STRONGER[c]` /
+#: `WEAKER[c]` (bitmasks of the cards of c's suit that capture c / that c captures).
+C_SUIT, C_POINTS, C_STRENGTH, C_STRONGER, C_WEAKER = range(5)
+CARD_TAB = np.array([SUIT, POINTS, STRENGTH, _py.STRONGER, _py.WEAKER], dtype=np.int64)
+assert all(0 <= m < 1 << 62 for m in _py.STRONGER + _py.WEAKER)
+# The packed keys below put each tuple entry in its own digit: these are their ranges.
+assert min(STRENGTH) == 0 and max(STRENGTH) <= 9 and min(POINTS) == 0 and max(POINTS) <= 3
+assert DECK.num_ranks <= 10
 
 
 def _dense_ranks(keys) -> list[int]:
@@ -101,30 +106,22 @@ def _dense_ranks(keys) -> list[int]:
     return [order[k] for k in keys]
 
 
-_S, _P, _TOP = _py.STRENGTH, _py.POINTS, _py.TOP_POINTS
+_S = _py.STRENGTH
 _PIG = _py.PIGUGNIN
-#: The tuple keys of the Python heuristic (copied from its `act` and `_lead`; one row each).
+#: The card-only tuple keys of the Python heuristic (its key functions, or copied from `act`).
 _KEYS = {
-    # sure winners and masters: min by (points, -strength)
-    "cheap_sure": lambda c: (_P[c], -_S[c]),
-    # a winner when none is sure: max by (not an Ace, strength)
-    "strong_winner": lambda c: (_P[c] < _TOP, _S[c]),
-    # void: max by danger
-    "danger": _py.danger,
-    # ducking while trickless: max by (JS, -strength)
-    "duck_trickless": lambda c: (c == _PIG, -_S[c]),
-    # ducking (max) and the lowest card when it must win not last (min): (JS, strength)
+    # rules 1 and 2: the cheapest sure winner / master (min)
+    "cheap_sure": _py.cheap_sure,
+    # rule 1 without a sure winner (max)
+    "strong_winner": _py.strong_winner,
+    # rule 5, max: (JS, strength); rule 7, min: the same key
     "pig_strength": lambda c: (c == _PIG, _S[c]),
-    # last to play, must win: max by (not JS, strength)
+    # rule 5 with 5 players while trickless, max: (JS, -strength)
+    "duck_low": lambda c: (c == _PIG, -_S[c]),
+    # rule 6, max: (not JS, strength)
     "last_win": lambda c: (c != _PIG, _S[c]),
-    # leading while trickless without a master: max by (not JS, not an Ace, strength)
-    "lead_trickless": lambda c: (c != _PIG, _P[c] < _TOP, _S[c]),
-    # leading otherwise, min by lead_key: without JS in hand (pig_suit = -1) and with it
-    "lead": lambda c: (SUIT[c] == -1, c == _PIG, _S[c], _P[c]),
-    "lead_holding_pig": lambda c: (SUIT[c] == SUIT[_PIG], c == _PIG, _S[c], _P[c]),
 }
-(R_CHEAP_SURE, R_STRONG_WINNER, R_DANGER, R_DUCK_TRICKLESS, R_PIG_STRENGTH, R_LAST_WIN, R_LEAD_TRICKLESS, R_LEAD,
- R_LEAD_HOLDING_PIG) = range(len(_KEYS))
+R_CHEAP_SURE, R_STRONG_WINNER, R_PIG_STRENGTH, R_DUCK_LOW, R_LAST_WIN = range(len(_KEYS))
 #: `KEY_TAB[row, c]`: the dense rank of card `c`'s key `row` (the `R_*` rows, in the order of `_KEYS`).
 KEY_TAB = np.array([_dense_ranks([key(c) for c in range(DECK.size)]) for key in _KEYS.values()], dtype=np.int64)
 
@@ -140,6 +137,16 @@ def _first_hit(row: np.ndarray, start: int, size: int) -> int:
 
 
 @nb.njit(cache=True, inline="always")
+def _count(x: np.int64) -> int:
+    """Number of set bits (`int.bit_count`)."""
+    total = 0
+    while x != 0:
+        x &= x - 1
+        total += 1
+    return total
+
+
+@nb.njit(cache=True, inline="always")
 def _pick(m: np.ndarray, keep: np.int64, rank: np.ndarray, highest: bool) -> int:
     """`max`/`min` (`highest`) by `rank` over the legal ids whose bit is in `keep`: the first of equal keys, or -1."""
     best = -1
@@ -152,10 +159,10 @@ def _pick(m: np.ndarray, keep: np.int64, rank: np.ndarray, highest: bool) -> int
 
 @nb.njit(cache=True)
 def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, key_tab: np.ndarray,
-             trick: np.ndarray) -> int:
+             trick: np.ndarray, packed: np.ndarray) -> int:
     """The Python heuristic's `act` on one observation row `o` and its mask `m` (-1 if no action is legal).
 
-    `trick` is scratch space (at least `n` entries).
+    `trick` is scratch space (at least `n` entries), `packed` too (one entry per card id).
     """
     num_cards = m.shape[0]
     one = np.int64(1)
@@ -170,27 +177,27 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
         return -1
     n = k[K_N]
     pig = k[K_PIG]
+    spade = k[K_SPADE]
     suit = card_tab[C_SUIT]
     points = card_tab[C_POINTS]
     strength = card_tab[C_STRENGTH]
     stronger = card_tab[C_STRONGER]
+    weaker = card_tab[C_WEAKER]
 
-    # The view: hand, the unseen cards, trickless, late, the trick in play order.
+    # The view: hand, the unseen cards, trickless, the trick in play order.
     hand_at, played_at = k[K_HAND], k[K_PLAYED]
     in_hand = np.int64(0)
-    tricks_left = 0
     seen = np.int64(0)
     for c in range(num_cards):
         if o[hand_at + c] != 0:
             in_hand |= one << c
-            tricks_left += 1
         for r in range(n):
             if o[played_at + num_cards * r + c] != 0:
                 seen |= one << c
                 break
     unseen = k[K_FULL] ^ (in_hand | seen)
+    pig_out = ((unseen >> pig) & 1) != 0
     trickless = round(np.float64(o[k[K_TRICKS]]) * k[K_HAND_SIZE]) == 0
-    late = tricks_left <= k[K_LATE]
     count = 0
     leader = _first_hit(o, k[K_LEADER], n)
     if leader >= 0:
@@ -201,7 +208,7 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
                 count += 1
 
     if count == 0:  # _lead
-        if trickless:
+        if trickless:  # rule 2
             masters = np.int64(0)
             for c in range(num_cards):
                 if c != pig and (unseen & stronger[c]) == 0:
@@ -209,55 +216,69 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
             best = _pick(m, masters, key_tab[R_CHEAP_SURE], False)
             if best >= 0:
                 return best
-            return _pick(m, legal, key_tab[R_LEAD_TRICKLESS], True)
-        row = R_LEAD_HOLDING_PIG if ((in_hand >> pig) & 1) != 0 else R_LEAD
-        return _pick(m, legal, key_tab[row], False)
+        # rule 3, min of the exit key (above == 0, JS, a Spade holding JS, below, not a Spade with JS
+        # out, -above, -strength), packed digit by digit
+        hold_pig = ((in_hand >> pig) & 1) != 0
+        for c in range(num_cards):
+            if m[c] != 0:
+                above = _count(unseen & stronger[c])
+                below = _count(unseen & weaker[c])
+                is_spade = suit[c] == spade
+                key = 1 if above == 0 else 0
+                key = key * 2 + (1 if c == pig else 0)
+                key = key * 2 + (1 if hold_pig and is_spade else 0)
+                key = key * 10 + below
+                key = key * 2 + (0 if pig_out and is_spade else 1)
+                key = key * 10 + (9 - above)
+                key = key * 10 + (9 - strength[c])
+                packed[c] = key
+        return _pick(m, legal, packed, False)
 
     led = suit[trick[0]]
-    best_card = -1
-    on_table = 0
+    best_strength = -1
     has_pig = False
     for i in range(count):
         card = trick[i]
-        on_table += points[card]
         if card == pig:
             has_pig = True
-        if suit[card] == led and (best_card < 0 or strength[card] > strength[best_card]):
-            best_card = card
-    if tricks_left == 1:
-        on_table += k[K_LAST_BONUS]
+        if suit[card] == led and strength[card] > best_strength:
+            best_strength = strength[card]
+    if suit[first_legal] != led:  # rule 4: void, max of (JS, spade_risk - above, points, strength)
+        for c in range(num_cards):
+            if m[c] != 0:
+                above = _count(unseen & stronger[c])
+                risk = 1 if pig_out and suit[c] == spade and strength[c] > strength[pig] else 0
+                key = 1 if c == pig else 0
+                key = key * 16 + (risk - above + 10)
+                key = key * 4 + points[c]
+                key = key * 10 + strength[c]
+                packed[c] = key
+        return _pick(m, legal, packed, True)
     last_to_play = count == n - 1
-    following = suit[first_legal] == led
-    best_strength = strength[best_card]
     winners = np.int64(0)
     duckers = np.int64(0)
     for c in range(num_cards):
         if ((legal >> c) & 1) != 0:
-            if following and strength[c] > best_strength:
+            if strength[c] > best_strength:
                 winners |= one << c
             if strength[c] < best_strength:
                 duckers |= one << c
 
-    if trickless and winners != 0 and not has_pig:
+    if trickless and winners != 0 and not has_pig:  # rule 1
         sure = np.int64(0)
         for c in range(num_cards):
             if ((winners >> c) & 1) != 0 and (last_to_play or (unseen & stronger[c]) == 0):
                 sure |= one << c
         if sure != 0:
-            pick = _pick(m, sure, key_tab[R_CHEAP_SURE], False)
-            if on_table + points[pick] <= (6 if late else 4):
-                return pick
-        elif late or on_table <= 2:
-            return _pick(m, winners, key_tab[R_STRONG_WINNER], True)
-    if not following:
-        return _pick(m, legal, key_tab[R_DANGER], True)
-    if duckers != 0:
-        if trickless:
-            return _pick(m, duckers, key_tab[R_DUCK_TRICKLESS], True)
+            return _pick(m, sure, key_tab[R_CHEAP_SURE], False)
+        return _pick(m, winners, key_tab[R_STRONG_WINNER], True)
+    if duckers != 0:  # rule 5
+        if trickless and n >= k[K_KEEP_WINNERS]:
+            return _pick(m, duckers, key_tab[R_DUCK_LOW], True)
         return _pick(m, duckers, key_tab[R_PIG_STRENGTH], True)
-    if last_to_play:
+    if last_to_play:  # rule 6
         return _pick(m, legal, key_tab[R_LAST_WIN], True)
-    return _pick(m, legal, key_tab[R_PIG_STRENGTH], False)
+    return _pick(m, legal, key_tab[R_PIG_STRENGTH], False)  # rule 7
 
 
 @nb.njit(cache=True)
@@ -265,8 +286,9 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np
              out: np.ndarray) -> None:
     """`out[i]` = the heuristic's action on `obs[i]`, `mask[i]` (-1 where the mask row is all zeros)."""
     trick = np.empty(consts[K_N], dtype=np.int64)
+    packed = np.zeros(mask.shape[1], dtype=np.int64)
     for i in range(obs.shape[0]):
-        out[i] = _act_row(obs[i], mask[i], consts, card_tab, key_tab, trick)
+        out[i] = _act_row(obs[i], mask[i], consts, card_tab, key_tab, trick, packed)
 
 
 class PigugninBatchedHeuristic(BatchedHeuristic):

@@ -528,7 +528,7 @@ def pigugnin_deal(rnd: np.random.Generator, n: int) -> dict | None:
 
 def pigugnin_coverage(obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> dict[str, int]:
     """Which rule of the Python heuristic each row reaches, read back from the view and the action taken."""
-    from agents.pigugnin_heuristic import STRONGER, SUIT, TOP_POINTS
+    from agents.pigugnin_heuristic import KEEP_WINNERS_PLAYERS, SPADE, STRONGER, SUIT, TOP_POINTS, WEAKER
     from envs.pigugnin.game import PIGUGNIN, POINTS, STRENGTH
     from envs.pigugnin.observation import decode
 
@@ -543,25 +543,32 @@ def pigugnin_coverage(obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> d
         trick = [c for _, c in view["trick"]]
         trickless = view["tricks_won"][0] == 0
         unseen = ((1 << 40) - 1) ^ sum(1 << c for c in set(hand).union(*view["played"]))
+        pig_out = bool(unseen >> PIGUGNIN & 1)
         hit(f"{n} players")
         hit(f"{len(trick)} cards on the table")
         hit("later hand of a game", any(view["busche"]))
         hit("D11: JS held, not playable", PIGUGNIN in hand and PIGUGNIN not in legal
             and (not trick or SUIT[trick[0]] == SUIT[PIGUGNIN] or SUIT[legal[0]] != SUIT[trick[0]]))
+        master = a != PIGUGNIN and not unseen & STRONGER[a]
         if not trick:
-            master = a != PIGUGNIN and not unseen & STRONGER[a]
             if trickless:
                 hit("lead, trickless, a master", master)
                 hit("lead, trickless, no master", not master)
             else:
                 hit("lead, holding JS", PIGUGNIN in hand)
                 hit("lead, not holding JS", PIGUGNIN not in hand)
+                hit("lead, a Spade while JS is out", pig_out and SUIT[a] == SPADE)
+                hit("lead, an exit with unseen cards below it", bool(unseen & WEAKER[a]))
+                hit("lead, the higher of equal exits", any(SUIT[c] == SUIT[a] and STRENGTH[c] < STRENGTH[a]
+                                                           for c in legal) and not unseen & WEAKER[a])
+                hit("lead, a master (nothing else)", master)
             continue
         led = SUIT[trick[0]]
         best = max(STRENGTH[c] for c in trick if SUIT[c] == led)
         following = SUIT[legal[0]] == led
         last = len(trick) == n - 1
         winners = [c for c in legal if following and STRENGTH[c] > best]
+        duckers = [c for c in legal if following and STRENGTH[c] < best]
         sure = [c for c in winners if last or not unseen & STRONGER[c]]
         hit("JS on the table", PIGUGNIN in trick)
         hit("last trick", len(hand) == 1)
@@ -570,31 +577,40 @@ def pigugnin_coverage(obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> d
             hit("last trick, trickless with a winner", len(hand) == 1)
         if trickless and winners and PIGUGNIN not in trick:
             hit("trickless, takes a sure trick", a in sure)
-            hit("trickless, a sure trick too dear", bool(sure) and a not in winners)
             hit("trickless, tries its strongest", not sure and a in winners)
             hit("trickless, tries an Ace", not sure and a in winners and POINTS[a] == TOP_POINTS)
-            hit("trickless, no sure winner, too dear to try", not sure and a not in winners)
+            continue
         if not following:
             hit("void", True)
             hit("void, throws JS", a == PIGUGNIN)
             hit("void, throws an Ace", POINTS[a] == TOP_POINTS)
-        elif STRENGTH[a] < best:
+            hit("void, throws a master", master)
+            hit("void, throws a Spade above JS while JS is out", pig_out and SUIT[a] == SPADE
+                and STRENGTH[a] > STRENGTH[PIGUGNIN])
+            hit("void, throws a card that is not a master", a != PIGUGNIN and not master)
+        elif duckers:
             hit("ducks, trickless" if trickless else "ducks")
             hit("ducks with JS", a == PIGUGNIN)
-        elif not trickless:
+            hit("ducks low: 5 players, trickless", trickless and n >= KEEP_WINNERS_PLAYERS
+                and a != max(duckers, key=STRENGTH.__getitem__))
+        else:
             hit("must win, last to play" if last else "must win, not last")
     return out
 
 
 def _pigugnin_case(n: int) -> Case:
     late_game = {"loss_threshold": 6, "sole_loss_threshold": 9}
-    least = {"lead, trickless, a master": 80, "lead, trickless, no master": 40, "lead, holding JS": 80,
-             "lead, not holding JS": 800, "JS on the table": 150, "last trick": 300, "trickless, takes a sure trick": 300,
-             "trickless, a sure trick too dear": 25, "trickless, tries its strongest": 250, "trickless, tries an Ace": 25,
-             "trickless, no sure winner, too dear to try": 5, "trickless, a winner but JS on the table": 30,
-             "last trick, trickless with a winner": 1, "void": 1000, "void, throws JS": 100, "void, throws an Ace": 300,
+    least = {"lead, trickless, a master": 70, "lead, trickless, no master": 40, "lead, holding JS": 70,
+             "lead, not holding JS": 800, "lead, a Spade while JS is out": 80, "lead, a master (nothing else)": 150,
+             "lead, an exit with unseen cards below it": 300, "lead, the higher of equal exits": 100,
+             "JS on the table": 150, "last trick": 300, "trickless, takes a sure trick": 300,
+             "trickless, tries its strongest": 250, "trickless, tries an Ace": 25,
+             "trickless, a winner but JS on the table": 30, "last trick, trickless with a winner": 3, "void": 1000,
+             "void, throws JS": 100, "void, throws an Ace": 200, "void, throws a master": 800,
+             "void, throws a Spade above JS while JS is out": 80, "void, throws a card that is not a master": 250,
              "ducks, trickless": 600, "ducks": 400, "ducks with JS": 50, "must win, last to play": 50,
-             "must win, not last": 250, "D11: JS held, not playable": 20, "later hand of a game": 4000}
+             "must win, not last": 200, "D11: JS held, not playable": 20, "later hand of a game": 4000,
+             **({"ducks low: 5 players, trickless": 400} if n == 5 else {})}
     return Case(
         game="pigugnin",
         batched="agents.batched.pigugnin:PigugninBatchedHeuristic",
