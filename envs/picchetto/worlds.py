@@ -245,6 +245,11 @@ class Tracker:
         d = decode(obs)
         d["phase_i"] = PHASE_KEYS.index(d["phase"])
         last = self._last
+        if last is not None and (last["phase_i"] == OVER or d["games_won"][0] < last["games_won"][0]
+                                 or d["games_won"][1] < last["games_won"][1]):
+            self.reset()  # a new episode without reset(): start counting afresh
+            self._key = key
+            last = None
         if last is not None and d["games_won"] != last["games_won"]:
             for r in (0, 1):
                 for _ in range(d["games_won"][r] - last["games_won"][r]):

@@ -465,6 +465,13 @@ def test_view_of_equals_the_incremental_tracker():
         env.step(int(rnd.choice(np.flatnonzero(obs["action_mask"]))))
     assert checked > 10
     assert trackers[0].view().hand_no > 3  # several hands and games were followed
+    assert len(trackers[0].view().game_winners) >= 1
+    # a new episode without reset(): the tracker notices the final observation and starts afresh
+    trackers[0].observe(env.observe("player_0"))
+    env.reset(seed=4)
+    obs = env.observe("player_0")
+    trackers[0].observe(obs)
+    assert trackers[0].view().hand_no == 1 and trackers[0].view().game_winners == ()
 
 
 def test_tracker_started_mid_hand_keeps_what_it_can_prove():
