@@ -90,6 +90,8 @@ class Args:
     """envs stepped together by each env runner"""
     rollout_fragment_length: int | str = "auto"
     """env steps per sample request of an env runner ('auto': train_batch_size divided among them)"""
+    sample_timeout_s: float = 600.0
+    """seconds an iteration waits for the env runners' samples (RLlib's default 60 s returns empty iterations on a busy machine)"""
 
     train_batch_size: int = 4000
     """env steps per training iteration (PPO's train_batch_size_per_learner)"""
@@ -166,6 +168,7 @@ def check_args(args: Args) -> dict[str, Any]:
               ("snapshot_share", "[0, 1]", lambda v: 0 <= v <= 1), ("clip_param", "(0, 10]", lambda v: 0 < v <= 10),
               ("learning_rate", "(0, 1]", lambda v: 0 < v <= 1), ("entropy_coeff", "[0, 10]", lambda v: 0 <= v <= 10),
               ("vf_loss_coeff", "[0, 100]", lambda v: 0 <= v <= 100), ("grad_clip", "(0, 1e6]", lambda v: 0 < v <= 1e6),
+              ("sample_timeout_s", "(0, 1e6]", lambda v: 0 < v <= 1e6),
               ("vf_clip_param", "(0, 1e9]", lambda v: 0 < v <= 1e9), ("kl_coeff", "[0, 100]", lambda v: 0 <= v <= 100),
               ("reward_scale", "(0, 1e6]", lambda v: 0 < v <= 1e6))
     for key, allowed, ok in ranges:
@@ -225,7 +228,7 @@ def build_config(args: Args) -> Any:
                                              "reward_scale": args.reward_scale},
                      disable_env_checking=True)  # the checker steps random, illegal actions
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner,
-                     rollout_fragment_length=args.rollout_fragment_length)
+                     rollout_fragment_length=args.rollout_fragment_length, sample_timeout_s=args.sample_timeout_s)
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=args.train_batch_size, minibatch_size=args.minibatch_size,
                   num_epochs=args.num_epochs, lr=args.learning_rate, gamma=args.gamma, lambda_=args.gae_lambda,

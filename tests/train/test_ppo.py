@@ -215,10 +215,14 @@ def test_cli_errors_and_help():
 
 @pytest.mark.parametrize("path", sorted(str(p.relative_to(ROOT)) for p in (ROOT / "configs").glob("*/*.yaml")))
 def test_committed_configs_are_valid(path):
-    """Each config is valid for the trainer it selects (``engine: batched``: train/ppo_batched.py)."""
-    from train import ppo_batched
+    """Each config is valid for the trainer it selects (``engine: batched``: train/ppo_batched.py; ``rllib*.yaml``:
+    train/rllib.py, whose checks need no Ray)."""
+    from train import ppo_batched, rllib
 
-    if ppo_batched.wants_batched(["--config", str(ROOT / path)]):
+    if Path(path).name.startswith("rllib"):
+        args = load_config(rllib.Args, ROOT / path)
+        meta = rllib.check_args(args)
+    elif ppo_batched.wants_batched(["--config", str(ROOT / path)]):
         args = load_config(ppo_batched.Args, ROOT / path)
         meta = ppo_batched.check_args(args)
     else:
