@@ -119,18 +119,24 @@ class ActorRows:
             return sample_masked(logits.masked_fill(~legal, HUGE_NEG), self.gen).numpy().astype(np.int64)
 
 
-def sample_masked(logits: Any, generator: Any) -> Any:
+def sample_masked(logits: Any, generator: Any, uniform: Any = None) -> Any:
     """One action per row of masked ``logits`` (illegal ones at ``HUGE_NEG``), drawn from their softmax.
 
-    Inverse CDF with one uniform per row: the first action whose cumulative probability reaches it
-    (an illegal action has probability 0, so the cumulative sum never stops on one). 5x faster than
+    Inverse CDF with one uniform ``u`` per row (``uniform``, else drawn from ``generator``): the first
+    action whose cumulative probability exceeds ``u`` times the row's total. An action of probability 0
+    never raises the cumulative sum, so it is never the first to exceed it, even at ``u = 0``; rounding
+    at ``u`` near 1 is clamped to the row's last action of positive probability. 5x faster than
     Gumbel-max, which draws an exponential per logit (measured at 150 rows x 102 actions).
     """
     import torch
 
-    cdf = torch.softmax(logits, -1).cumsum(-1)
-    u = torch.rand((logits.shape[0], 1), generator=generator, dtype=cdf.dtype) * cdf[:, -1:]
-    return (cdf < u).sum(-1)
+    probs = torch.softmax(logits, -1)
+    cdf = probs.cumsum(-1)
+    if uniform is None:
+        uniform = torch.rand((logits.shape[0],), generator=generator, dtype=cdf.dtype)
+    picked = (cdf <= (uniform * cdf[:, -1])[:, None]).sum(-1)
+    last_possible = (probs > 0).cumsum(-1).argmax(-1)  # argmax: the first column where the count peaks
+    return torch.minimum(picked, last_possible)
 
 
 def batched_heuristic_class(game: str) -> type | None:

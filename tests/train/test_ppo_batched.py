@@ -339,3 +339,20 @@ def test_train_ppo_dispatches_on_engine_batched(tmp_path):
                           "--num_envs", "0"], cwd=ROOT, capture_output=True, text=True, timeout=300,
                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
     assert bad.returncode == 2 and "error: invalid value 0 for 'num_envs'" in bad.stderr
+
+
+def test_sample_masked_never_picks_an_action_of_probability_zero():
+    """The inverse CDF at its edges (u = 0 and u just below 1) and in between, with illegal actions first,
+    between and last: only legal actions come out, with the softmax's frequencies."""
+    torch = pytest.importorskip("torch")
+    from agents.checkpoint import HUGE_NEG
+    from train.batched_opponents import sample_masked
+
+    logits = torch.tensor([[HUGE_NEG, 0.0, HUGE_NEG, 1.0, HUGE_NEG]] * 4)
+    edges = torch.tensor([0.0, 1e-12, 1.0 - 1e-7, 0.9999999999])
+    assert sample_masked(logits, None, uniform=edges).tolist() == [1, 1, 3, 3]
+    rows = torch.tensor([[HUGE_NEG, 0.0, HUGE_NEG, 1.0, HUGE_NEG]] * 20000)
+    draws = sample_masked(rows, torch.Generator().manual_seed(0))
+    assert set(draws.tolist()) == {1, 3}
+    share = (draws == 3).float().mean().item()
+    assert abs(share - 1 / (1 + torch.e ** -1)) < 0.02  # e^1 / (e^0 + e^1) = 0.731
