@@ -235,6 +235,7 @@ class Playouts:
         module, _, name = _BATCHED[game].partition(":")
         self._heuristic = getattr(importlib.import_module(module), name)(game, flags=self.flags)
         self._vecs: dict[int, Any] = {}
+        self._observer: Any = None
         self.games_played = 0
 
     def vec(self, size: int) -> Any:
@@ -246,6 +247,22 @@ class Playouts:
             vec.copy_outputs = False
             self._vecs[size] = vec
         return vec
+
+    def choose(self, rules: Any, state: Any, rng: np.random.Generator) -> int:
+        """The playout policy's move in one engine state (the observation rebuilt from the state)."""
+        if self.policy == "random":
+            legal = rules.legal_actions(state)
+            return legal[int(rng.integers(len(legal)))]
+        if self._observer is None:
+            self._observer = game_spec(self.game).raw_env(**self.flags).observer_class(rules)
+            self._mask = np.zeros((1, rules.num_actions), dtype=np.int8)
+        self._observer.reset(state)
+        obs = self._observer.observe(rules.current_player(state))[None, :]
+        legal = rules.legal_mask(state)
+        mask = self._mask
+        for a in range(rules.num_actions):
+            mask[0, a] = legal >> a & 1
+        return int(self._heuristic.act(obs, mask)[0])
 
     def act(self, vec: Any, rng: np.random.Generator) -> np.ndarray:
         if self.policy == "heuristic":

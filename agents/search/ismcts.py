@@ -8,7 +8,8 @@ cards, so every sampled world descends the same tree. Each iteration:
    ``worlds`` of them are drawn per decision and used in turn) and clones it;
 2. descends from the root on the Python engine: among the candidate moves legal *in this world*
    (Briscola's auction and call pruned as in ``agents.search.common.candidates``), an untried one is
-   expanded (chosen by the seeded generator), else the child with the best UCB score
+   expanded (at a new node the playout policy's own move, then the others in an order drawn by the seeded
+   generator: with few iterations the first child of every node is the move the playouts assume), else the child with the best UCB score
    ``mean_j + c * range * sqrt(ln(avail_j) / n_j)`` for the seat to move ``j``'s own reward, where
    ``avail_j`` counts the iterations in which that move was available (the availability counts of
    SO-ISMCTS), ``range`` is the spread of payoffs seen so far and ``c`` = ``exploration``;
@@ -26,7 +27,7 @@ It plays the root move with the most visits (ties: the higher mean, then the see
 | ``iterations`` | per game: 128 (Briscola), 160 (Pigugnìn), 192 (Picchetto) | iterations per decision |
 | ``worlds`` | ``min(iterations, 64)`` | worlds sampled per decision (iteration ``i`` uses world ``i mod worlds``) |
 | ``batch`` | 32 | leaves played out together |
-| ``exploration`` | 0.7 | the UCB constant ``c`` |
+| ``exploration`` | 0.25 | the UCB constant ``c`` (payoffs scaled by their spread; lower than the textbook 0.7 for the small default budget) |
 | ``playout`` | ``"heuristic"`` | or ``"random"`` |
 | ``seconds`` | None | a wall-clock budget instead of ``iterations`` (whole batches until the time is spent; not reproducible) |
 | ``determinizer`` | None | as ``PIMCAgent``'s |
@@ -83,7 +84,7 @@ class ISMCTSAgent(BaseAgent):
 
     def __init__(self, game: str, seed: int | None = None, flags: Mapping[str, Any] | None = None, *,
                  iterations: int | None = None, worlds: int | None = None, batch: int = 32,
-                 exploration: float = 0.7, playout: str = "heuristic", seconds: float | None = None,
+                 exploration: float = 0.25, playout: str = "heuristic", seconds: float | None = None,
                  determinizer: Any = None):
         require_numba("ISMCTSAgent")
         super().__init__(game, seed=seed)
@@ -170,7 +171,11 @@ class ISMCTSAgent(BaseAgent):
                     else:
                         child.avail += 1
                 if untried:
-                    a = untried[int(rng.integers(len(untried)))] if len(untried) > 1 else untried[0]
+                    a = untried[0]
+                    if len(untried) > 1:  # the playout policy's move first, then the others at random
+                        a = self.engine.choose(rules, state, rng) if len(untried) == len(cands) else -1
+                        if a not in untried:
+                            a = untried[int(rng.integers(len(untried)))]
                     child = children[a] = _Node(n)
                 else:
                     a = self._select(children, cands, actor)
