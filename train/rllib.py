@@ -22,7 +22,7 @@ Outputs, in ``runs/{game}__{exp_name}__{seed}__{unix time}/`` (as the other trai
 | file | what |
 |---|---|
 | ``config.yaml`` | the resolved ``Args`` |
-| ``metrics.csv`` | one row per training iteration: env steps, episodes, ``ep_return_mean`` (the learners' mean return per seat, game units: 0 in pure self-play of a zero-sum game; ``ep_return_vs_snapshots``: main's seat against snapshots), PPO's losses, entropy, KL, explained variance, ``sample_time`` and ``sample_steps_per_s`` (the env runners' sampling) and ``fps`` (env steps per second of the whole iteration) |
+| ``metrics.csv`` | one row per training iteration: env steps, episodes, ``ep_return_mean`` (the learners' mean return per seat, game units: 0 in pure self-play of a zero-sum game; ``ep_return_vs_snapshots``: main's seat against snapshots), PPO's losses, entropy, KL, explained variance, ``snapshots`` (the pool's size) and ``fps`` (env steps per second of the whole iteration, sampling and learning; ``benchmarks/rllib_speed.py`` measures the sampling alone) |
 | ``eval.csv`` | one row per evaluation and opponent (``train.evaluate.head_to_head`` through the AEC env) |
 | ``best.mazzo.zip``, ``last.mazzo.zip`` | safe checkpoints of ``main`` (``policies: per_seat``: of ``seat_0``), exported from the module's weights: ``make_agent("ppo:PATH", game)`` plays them |
 | ``seat_<i>.mazzo.zip`` | ``policies: per_seat``: every seat's policy |
@@ -288,8 +288,6 @@ def _metrics_row(result: dict[str, Any], mid: str, started: float, fps: float) -
         "ep_return_vs_snapshots": _num(runners.get("learner_return_vs_snapshots")),
         "snapshots": int(result.get("snapshots") or 0),
         "iteration": int(result.get("training_iteration") or 0),
-        "sample_time": _num(_get(result, "timers", "env_runner_sampling_timer")),
-        "sample_steps_per_s": "",
         "fps": round(fps, 1),
     }
 
@@ -378,8 +376,6 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.rllib") -> 
             before, row = step, _metrics_row(result, mid, started, 0.0)
             step = row["step"]
             row["fps"] = round((step - before) / elapsed, 1) if elapsed > 0 else 0.0
-            if row["sample_time"]:
-                row["sample_steps_per_s"] = round((step - before) / row["sample_time"], 1)
             append_csv(run_dir / "metrics.csv", row)
             print(f"iteration {row['iteration']}: step {step}, return {row['ep_return_mean']}, "
                   f"{row['fps']} steps/s, snapshots {row['snapshots']}", flush=True)

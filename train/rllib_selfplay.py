@@ -99,6 +99,7 @@ class SnapshotPool(RLlibCallback):
             metrics_logger.log_value("learner_return_vs_snapshots", mine[0], reduce="mean", window=100)
 
     def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+        result["snapshots"] = len(self.pool)
         if not (self.selfplay and self.policies == "shared") or algorithm.iteration % self.snapshot_every:
             return
         from ray.rllib.core.rl_module.rl_module import RLModuleSpec
