@@ -20,7 +20,7 @@ to the caller ``EV(est, b) = 2 * m(b) * p - 2 * (1 - p)``, ``m`` = 1 (61-70), 2 
 | phase | rule |
 |-------|------|
 | forfeit | a 0-point hand forfeits |
-| auction | candidates: the lowest legal bid ``b0``, and 71 and 81 when above ``b0`` and legal (a bid just above a multiplier step is worth more than any bid below the next step); bid the candidate of the highest ``EV(est, b)`` if it is above 0, the lower bid on equal values; otherwise pass. So it stops where its own hand stops paying |
+| auction | candidates: the lowest legal bid ``b0``, and 71 and 81 when above ``b0`` and legal (a bid just above a multiplier step is worth more than any bid below the next step); bid the candidate of the highest ``EV(est, b)`` if it is above ``EV_MIN`` = 1.5 credits, the lower bid on equal values; otherwise pass. So it stops where its own hand stops paying: est 70 passes; est 75 opens 71 and stops there; est 80 opens 71 and goes on to 83 against rivals; est 90 opens 81 and goes on to 93 |
 | call | 6+ trumps with the Ace and the Three: call its own weakest trump (solo); otherwise the strongest card of the best suit it does not hold (A, 3, K, ...) |
 | lead | the cheapest card (a zero-point non-trump first, trumps last) |
 | follow: a friend wins the trick | it is safe (no foe or unknown seat still to play, or no unseen card beats it): load the most points that are not a trump (the trump Ace and Three never); otherwise the cheapest card |
@@ -96,8 +96,10 @@ EST_RANK = (10, 0, 13, 0, 0, 0, 0, 3, 4, 7)  # by rank index: A, 2, 3, 4, 5, 6, 
 EST_SD = 20.0
 #: Largest possible estimate (8 trumps with A, 3, K, H, J).
 EST_MAX = EST_BASE + 8 * EST_PER_TRUMP + sum(EST_RANK)
-#: Bid only when the contract is worth more than this to the caller.
-EV_MIN = 0.0
+#: Bid only when the contract is worth more than this to the caller (credits). Passing is not
+#: worth 0: other callers compete, and a margin keeps a field of these players from bidding one
+#: another up to contracts worth nothing; tuned on duplicate deals (0, 0.7, 1, 1.4, 1.5, 2, 2.5, 3).
+EV_MIN = 1.5
 #: The multiplier steps worth jumping to (spec 4.2: 71 doubles, 81 triples a win).
 JUMPS = (71, 81)
 #: A trump takes a foe's trick holding at least this many points (or in the last LATE tricks).
