@@ -6,6 +6,8 @@ The tests that start Ray (the smoke training, the ray evaluation backend) are in
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -23,6 +25,7 @@ from train.rllib_env import MazzoMultiAgentEnv  # noqa: E402
 from train.rllib_module import MaskedActorCriticModule, export_policy  # noqa: E402
 from train.rllib_selfplay import MAIN, SeatMapping, seat_module  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[2]
 GAMES = [("briscola5", {}), ("pigugnin", {"num_players": 5, "episode": "hand"}), ("picchetto", {"episode": "game"})]
 
 
@@ -162,7 +165,7 @@ def test_seat_mapping_self_play_snapshot_episodes_and_per_seat():
 
 @pytest.mark.parametrize("game", ["briscola5", "pigugnin", "picchetto"])
 def test_shipped_configs_are_valid(game):
-    meta = check_args(load_config(Args, f"configs/{game}/rllib.yaml"))
+    meta = check_args(load_config(Args, ROOT / "configs" / game / "rllib.yaml"))
     assert meta["game"] == game
 
 
@@ -177,7 +180,7 @@ def test_shipped_configs_are_valid(game):
 ])
 def test_bad_configs_fail_before_ray_starts(override, match):
     with pytest.raises(ConfigError, match=match):
-        check_args(load_config(Args, "configs/pigugnin/rllib.yaml", override))
+        check_args(load_config(Args, ROOT / "configs/pigugnin/rllib.yaml", override))
 
 
 def test_build_config_new_api_stack_shared_and_per_seat_policies():
@@ -187,14 +190,30 @@ def test_build_config_new_api_stack_shared_and_per_seat_policies():
 
     from train.rllib import build_config
 
-    shared = build_config(load_config(Args, "configs/briscola5/rllib.yaml", {"num_env_runners": 3}))
+    shared = build_config(load_config(Args, ROOT / "configs/briscola5/rllib.yaml", {"num_env_runners": 3}))
     assert shared.enable_rl_module_and_learner and shared.enable_env_runner_and_connector_v2
     assert set(shared.policies) == {MAIN} and list(shared.policies_to_train) == [MAIN]
     assert shared.num_env_runners == 3 and shared.train_batch_size_per_learner == 4000
     assert shared.rl_module_spec.rl_module_specs[MAIN].module_class is MaskedActorCriticModule
     assert {shared.policy_mapping_fn(f"player_{i}", _Episode("e")) for i in range(5)} == {MAIN}
-    per_seat = build_config(load_config(Args, "configs/pigugnin/rllib.yaml", {"policies": "per_seat",
-                                                                               "selfplay": False}))
+    per_seat = build_config(load_config(Args, ROOT / "configs/pigugnin/rllib.yaml", {"policies": "per_seat",
+                                                                                      "selfplay": False}))
     assert set(per_seat.policies) == set(per_seat.policies_to_train) == {f"seat_{i}" for i in range(4)}
     assert [per_seat.policy_mapping_fn(f"player_{i}", None) for i in range(4)] == [f"seat_{i}" for i in range(4)]
     assert not ray.is_initialized()
+
+
+def test_command_line_help_and_a_bad_config_fail_fast_without_starting_ray(tmp_path):
+    import subprocess
+    import sys
+    root = ROOT
+    run = [sys.executable, "-m", "train.rllib"]
+    out = subprocess.run([*run, "--help"], capture_output=True, text=True, timeout=300, cwd=root)
+    assert out.returncode == 0 and "usage:" in out.stdout and "--num_env_runners" in out.stdout
+    out = subprocess.run([*run, "--config", "configs/picchetto/rllib_smoke.yaml", "--policies", "per_role",
+                          "--runs_dir", str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=root)
+    assert out.returncode == 2 and out.stderr.startswith("error: invalid value 'per_role' for 'policies'")
+    assert not any(tmp_path.iterdir())  # no run folder: the config is checked first
+    out = subprocess.run([sys.executable, "benchmarks/rllib_speed.py", "--help"], capture_output=True, text=True,
+                         timeout=300, cwd=root)
+    assert out.returncode == 0 and "--runners" in out.stdout
