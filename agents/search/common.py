@@ -6,6 +6,7 @@
 | ``PerfectInformation(env, agent)`` | the true engine state of an AEC env (cheating: for tests, analysis and an upper bound, never for play against others) |
 | ``clone(game, state, rng)``, ``hand_no(game, state)``, ``vector_hand_no(game, vec)`` | a copy for search, the hand in progress of a state and of every game of a VectorEnv (the game's ``worlds.vector_hand_no`` when it exists) |
 | ``candidates(game, state, legal)`` | the moves a search considers (Briscola's auction and call are pruned, see below) |
+| ``solve(game, rules, state, seat, start)`` | the exact value of a small endgame in one world (alpha-beta: teams in Briscola, the seat alone against the others in Pigugnìn, two players in Picchetto) |
 | ``Playouts`` | loads worlds into one batched engine (``VectorEnv.load``) and plays every game to the end of its hand with the numba heuristics (or uniformly random moves), summing each seat's rewards |
 
 A determinizer has ``seat`` (the absolute seat of the searching player in its worlds: observations are
@@ -24,6 +25,7 @@ Everything here imports numba only through the batched engines, when a ``Playout
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,7 +36,8 @@ from envs.registry import game_spec
 
 __all__ = [
     "require_numba", "worlds_module", "SampledWorlds", "PerfectInformation", "clone", "hand_no", "vector_hand_no",
-    "candidates", "hidden_move", "Playouts", "BID_STEPS", "BID_LEVELS", "engine", "resolve_flags",
+    "candidates", "hidden_move", "Playouts", "BID_STEPS", "BID_LEVELS", "engine", "resolve_flags", "solve",
+    "same_side", "in_trick_play",
 ]
 
 #: bid raises over the lowest legal bid that the Briscola auction searches (besides PASS)
@@ -324,3 +327,51 @@ def replicate(vec: Any, src: np.ndarray, dst: np.ndarray) -> None:
     vec.terminated[dst] = False
     vec.truncated[dst] = False
     gather_obs(vec.buf, vec.gather, vec.current_player, vec.obs)
+
+
+# -- exact endgames ---------------------------------------------------------------------------------
+
+
+def in_trick_play(game: str, state: Any) -> bool:
+    """Is the hand in its trick play (no auction, call or exchange left)?"""
+    if game == "briscola5":
+        return state.phase == 3  # TRICK_PLAY
+    if game == "picchetto":
+        return state.phase in (2, 3)  # TRICK_LEAD, TRICK_FOLLOW
+    return True
+
+
+def same_side(game: str, state: Any, actor: int, seat: int) -> bool:
+    """Does ``actor`` play for ``seat`` in an exact endgame search? Briscola: the two teams of the world
+    (caller and partner against the defenders); Picchetto: the seat alone (two-player zero-sum: alpha-beta);
+    Pigugnìn: the seat alone against all the others (paranoid)."""
+    if actor == seat:
+        return True
+    if game == "briscola5":
+        team = (state.caller, state.partner)
+        return (actor in team) == (seat in team)
+    return False
+
+
+def solve(game: str, rules: Any, state: Any, seat: int, start: int, alpha: float = -math.inf,
+          beta: float = math.inf, rng: np.random.Generator | None = None) -> float:
+    """The seat's rewards from ``state`` to the end of the hand under best play, every card known: the seat's
+    side maximizes, the other side minimizes (``same_side``), alpha-beta pruned. ``start``: the hand number."""
+    if rules.is_over(state) or state.hand_no != start:
+        return 0.0
+    maximize = same_side(game, state, rules.current_player(state), seat)
+    best = -math.inf if maximize else math.inf
+    for a in rules.legal_actions(state):
+        child = clone(game, state, rng)
+        r = rules.apply(child, a)
+        got = 0.0 if r is None else float(r[seat])
+        v = got + solve(game, rules, child, seat, start, alpha - got, beta - got, rng)
+        if maximize:
+            best = max(best, v)
+            alpha = max(alpha, v)
+        else:
+            best = min(best, v)
+            beta = min(beta, v)
+        if alpha >= beta:
+            break
+    return best

@@ -21,6 +21,7 @@ At every decision the player:
 | ``worlds`` | per game: 32 (Briscola), 40 (Pigugnìn), 32 (Picchetto) | worlds sampled per decision |
 | ``playouts`` | 1 | playouts per world and move (the heuristic playout is deterministic: more only help ``playout="random"``) |
 | ``playout`` | ``"heuristic"`` | ``"heuristic"`` (numba heuristic at every seat) or ``"random"`` |
+| ``endgame`` | 0 (off) | in trick play, once the seat holds at most this many cards (1-4), every world is solved exactly instead of played out: alpha-beta over every continuation with every card of the world known (Briscola: caller and partner against the defenders; Picchetto: the two players; Pigugnìn: the seat against all the others, paranoid). Exact but slow in Python: 2-3 cards is the practical range |
 | ``seconds`` | None | a wall-clock budget instead: batches of ``worlds`` worlds until the time is spent (at least one); not reproducible |
 | ``determinizer`` | None | an object with ``seat``, ``reset``, ``observe``, ``sample(n, rng)``; default ``SampledWorlds`` (the game's ``worlds.py``); ``PerfectInformation(env, agent)`` cheats (tests, upper bounds) |
 
@@ -39,7 +40,17 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from agents.search.common import Playouts, SampledWorlds, candidates, require_numba, resolve_flags
+from agents.search.common import (
+    Playouts,
+    SampledWorlds,
+    candidates,
+    clone,
+    engine,
+    in_trick_play,
+    require_numba,
+    resolve_flags,
+    solve,
+)
 from envs.core.errors import ConfigError
 
 __all__ = ["PIMCAgent", "DEFAULT_WORLDS"]
@@ -61,7 +72,7 @@ class PIMCAgent(BaseAgent):
 
     def __init__(self, game: str, seed: int | None = None, flags: Mapping[str, Any] | None = None, *,
                  worlds: int | None = None, playouts: int = 1, playout: str = "heuristic",
-                 seconds: float | None = None, determinizer: Any = None):
+                 seconds: float | None = None, endgame: int = 0, determinizer: Any = None):
         require_numba("PIMCAgent")
         super().__init__(game, seed=seed)
         self.flags = resolve_flags(game, flags)
@@ -73,6 +84,11 @@ class PIMCAgent(BaseAgent):
         self.seconds = None if seconds is None else float(seconds)
         self.engine = Playouts(game, self.flags, playout)
         self.playout = playout
+        if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= 4:
+            raise ConfigError(f"invalid value {endgame!r} for 'endgame'; allowed: an int 0..4 (0: off)")
+        self.endgame = int(endgame)
+        self.rules = engine(game, self.flags)
+        self.solved = 0
         self.determinizer = determinizer if determinizer is not None else SampledWorlds(game, self.flags)
         #: the last decision's candidates and their mean values (for analysis and tests)
         self.last_candidates: list[int] = []
@@ -116,8 +132,25 @@ class PIMCAgent(BaseAgent):
         w, a, p = len(worlds), len(cands), self.playouts
         src = np.repeat(np.arange(w), a * p)
         first = np.tile(np.repeat(np.asarray(cands, dtype=np.int64), p), w)
+        if self.endgame and self._small(worlds[0], seat):
+            return self._solve(worlds, cands, seat)
         totals = self.engine.run(worlds, src, first, self.rng, seat=seat)
         return totals[:, seat].reshape(w, a, p).mean(axis=2)
+
+    def _small(self, state: Any, seat: int) -> bool:
+        return in_trick_play(self.game, state) and bin(state.hands[seat]).count("1") <= self.endgame
+
+    def _solve(self, worlds: list, cands: list[int], seat: int) -> np.ndarray:
+        """Exact values of each candidate in each world (``agents.search.common.solve``)."""
+        out = np.zeros((len(worlds), len(cands)))
+        for i, world in enumerate(worlds):
+            for j, a in enumerate(cands):
+                child = clone(self.game, world, self.rng)
+                r = self.rules.apply(child, a)
+                got = 0.0 if r is None else float(r[seat])
+                out[i, j] = got + solve(self.game, self.rules, child, seat, world.hand_no, rng=self.rng)
+        self.solved += 1
+        return out
 
     def __repr__(self) -> str:
         return (f"PIMCAgent(game={self.game!r}, worlds={self.worlds}, playouts={self.playouts}, "

@@ -328,3 +328,40 @@ def test_pimc_teaches_the_warm_start():
     demos = collect("pigugnin", "pimc:worlds=2", flags, episodes=1, seed=0)
     assert len(demos.actions) == 40 and set(demos.seats.tolist()) == set(range(5))
     assert demos.masks[np.arange(40), demos.actions].all()
+
+
+# -- exact endgames ----------------------------------------------------------------------------------------
+
+
+def _minimax(game_name, rules, state, seat, start):
+    """Plain minimax without pruning (the reference of ``solve``)."""
+    from agents.search.common import same_side
+
+    if rules.is_over(state) or state.hand_no != start:
+        return 0.0
+    values = []
+    for a in rules.legal_actions(state):
+        child = clone(game_name, state, np.random.default_rng(0))
+        r = rules.apply(child, a)
+        values.append((0.0 if r is None else float(r[seat])) + _minimax(game_name, rules, child, seat, start))
+    return max(values) if same_side(game_name, state, rules.current_player(state), seat) else min(values)
+
+
+@pytest.mark.parametrize(("game", "flags"), [("briscola5", {}), ("pigugnin", {"episode": "hand"}),
+                                             ("picchetto", {"episode": "hand"})], ids=["briscola5", "pigugnin", "picchetto"])
+def test_endgame_solver(game, flags):
+    """``solve`` equals plain minimax, and PIMC with ``endgame=2`` solves the dominant endgame exactly."""
+    from agents.search.common import solve
+
+    env, best = _dominant_endgame(game, tuple(flags.items()), 2)
+    state, rules = env.state_, env.unwrapped.game
+    seat = rules.current_player(state)
+    for a in rules.legal_actions(state):
+        child = clone(game, state, np.random.default_rng(0))
+        rules.apply(child, a)
+        assert solve(game, rules, child, seat, state.hand_no) == _minimax(game, rules, child, seat, state.hand_no)
+    name = env.agent_selection
+    agent = PIMCAgent(game, seed=0, flags=flags, worlds=2, endgame=2, determinizer=PerfectInformation(env, name))
+    assert agent.act(env.observe(name)) == best and agent.solved == 1
+    with pytest.raises(ConfigError):
+        make_agent("pimc:endgame=9", game)
