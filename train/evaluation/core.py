@@ -153,6 +153,19 @@ def _chunks(num_deals: int, workers: int) -> list[list[int]]:
     return [list(range(i, min(i + size, num_deals))) for i in range(0, num_deals, size)]
 
 
+def _store(counts: np.ndarray | None, num_deals: int, deals: list[int], rows: np.ndarray, recs: list | None,
+           records: dict[int, list] | None) -> np.ndarray:
+    """A finished chunk's counters (and records) put in their deals' places."""
+    if counts is None:
+        counts = np.zeros((num_deals, *rows.shape[1:]))
+    counts[deals] = rows
+    if records is not None:
+        per = len(recs) // len(deals)
+        for i, d in enumerate(deals):
+            records[d] = recs[i * per:(i + 1) * per]
+    return counts
+
+
 def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress: bool,
               records: dict[int, list] | None = None, backend: str = "local",
               address: str | None = None) -> np.ndarray:
@@ -162,13 +175,7 @@ def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress
             from train.evaluation.ray_backend import play_chunks
 
             for deals, rows, recs in play_chunks(job, _chunks(num_deals, workers), workers=workers, address=address):
-                if counts is None:
-                    counts = np.zeros((num_deals, *rows.shape[1:]))
-                counts[deals] = rows
-                if records is not None:
-                    per = len(recs) // len(deals)
-                    for i, d in enumerate(deals):
-                        records[d] = recs[i * per:(i + 1) * per]
+                counts = _store(counts, num_deals, deals, rows, recs, records)
                 bar.update(len(deals))
             return counts
         if workers == 1 or num_deals == 1:
@@ -184,13 +191,7 @@ def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress
         try:
             for fut in as_completed(futures):
                 deals, rows, recs = fut.result()
-                if counts is None:
-                    counts = np.zeros((num_deals, *rows.shape[1:]))
-                counts[deals] = rows
-                if records is not None:
-                    per = len(recs) // len(deals)
-                    for i, d in enumerate(deals):
-                        records[d] = recs[i * per:(i + 1) * per]
+                counts = _store(counts, num_deals, deals, rows, recs, records)
                 bar.update(len(deals))
         except BaseException:  # Ctrl-C or a failed chunk: end the workers now, not after their queue
             _stop_pool(pool)

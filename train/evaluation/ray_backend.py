@@ -46,7 +46,7 @@ def ray_available() -> bool:
     return True
 
 
-def checkpoint_files(players: list[Any], game: str) -> dict[str, tuple[str, bytes]]:
+def checkpoint_files(players: list[Any]) -> dict[str, tuple[str, bytes]]:
     """``{spec: (file name, bytes)}`` for every ``ppo:PATH`` spec of the line-up (read on the driver)."""
     from agents.checkpoint import checkpoint_path
 
@@ -99,7 +99,7 @@ def play_chunks(job: Any, chunks: list[list[int]], *, workers: int, address: str
     if any(not isinstance(p, str) for p in job.players):
         raise ConfigError("the ray backend plays agent spec strings, not agent objects (they are built on the "
                           "cluster's workers)")
-    files = checkpoint_files(job.players, job.game)
+    files = checkpoint_files(job.players)
     started = not ray.is_initialized()
     if started:
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "warning"}
