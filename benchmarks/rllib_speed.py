@@ -36,6 +36,7 @@ def measure(game: str, flags: dict, runners: int, steps: int, repeats: int, num_
     args = load_config(Args, ROOT / "configs" / game / "rllib.yaml", overrides)
     args.env = {**args.env, **flags}
     check_args(args)
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level="warning", log_to_driver=False)
     algo = None
     try:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -298,6 +299,7 @@ def _start_ray(args: Args) -> bool:
 
     if ray.is_initialized():
         return False
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report to Ray's servers (set it to opt in)
     kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "warning"}
     if args.address is None and args.num_cpus is not None:
         kwargs["num_cpus"] = args.num_cpus

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -102,6 +103,7 @@ def play_chunks(job: Any, chunks: list[list[int]], *, workers: int, address: str
     files = checkpoint_files(job.players)
     started = not ray.is_initialized()
     if started:
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report to Ray's servers (set it to opt in)
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "warning"}
         if address is None:
             kwargs["num_cpus"] = workers
