@@ -33,12 +33,15 @@ unseen card of its suit above it: led, it wins the trick.
 | lead, no master | the card with the fewest unseen cards above it (the best chance to hold the trick, or to force out the opponent's top card), the lower rank on equal counts |
 | follow, can win | the cheapest winning card (the must-head rule is already in the mask) |
 | follow, cannot win | the lowest card of the suit |
-| follow, void (discard) | keep the potential winners and the guards: throw a card that cannot win (more unseen cards above it than own cards above it) before one that can; then the lowest rank; then the card with the most unseen cards above it relative to own (the lower id on full ties) |
+| follow, void (discard) | the lowest rank; among equal ranks the card least likely to win a trick: the lowest *potential* (own cards above it minus unseen cards above it), so that a low card guarding a long suit stays and one of a hopeless suit goes (the lower id on full ties) |
 
 Counting the unseen cards is what makes the tricks: cashing the masters keeps the lead, the
-lead without a master gives up as little as possible, and the discards never throw the cards
-that still win tricks (the old rule threw the shortest suit first, often an unguarded King or
-an Ace-high singleton), which also keeps the opponent from the capot and from a pique.
+lead without a master gives up as little as possible, and the discards keep the high cards
+(the old rule threw the shortest suit first, often a lone Ace or King: the pretrained agent
+makes a capot in about 11% of the hands against the old rules and in about 1% against these).
+Measured alternatives that did worse against the pretrained agent, on the same deals:
+discarding the cards that cannot win first whatever their rank, discarding from the shortest
+or the longest suit, and leading the top or the bottom card of the longest suit.
 """
 
 from __future__ import annotations
@@ -162,9 +165,8 @@ class PicchettoHeuristic(BaseAgent):
             winners = [c for c in following if RANK[c] > rank]
             return min(winners or following, key=RANK.__getitem__)
 
-        def discard_key(c: int) -> tuple[bool, int, int]:
-            # potential: own cards above it minus unseen cards above it (>= 0: it can still win a trick)
-            potential = (HIGHER[c] & own).bit_count() - (HIGHER[c] & unseen).bit_count()
-            return potential >= 0, RANK[c], potential
+        def discard_key(c: int) -> tuple[int, int]:
+            # potential: own cards above it minus unseen cards above it (the higher, the likelier a trick)
+            return RANK[c], (HIGHER[c] & own).bit_count() - (HIGHER[c] & unseen).bit_count()
 
         return min(legal, key=discard_key)

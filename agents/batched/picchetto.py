@@ -12,7 +12,7 @@ state, so rows of different games and seats may come in any order.
 |---|---|---|
 | exchange (`>= DISCARD`) | `phase`, `hand`, the mask | discard the legal card of the lowest keep value (the lower id on equal values) while it is below the elder's / dealer's threshold or ending is not legal; else `END_EXCHANGE` |
 | lead (no `trick_card`) | `hand`, `played`, `discards`, the mask | a master (no unseen card of its suit above it) of the longest suit, the higher rank on equal lengths; else the card with the fewest unseen cards above it, the lower rank on equal counts |
-| follow | `hand`, `played`, `discards`, `trick_card`, the mask | the cheapest winner, else the lowest card of the suit, else (void) the key (can still win, rank, own cards above - unseen cards above), lowest first |
+| follow | `hand`, `played`, `discards`, `trick_card`, the mask | the cheapest winner, else the lowest card of the suit, else (void) the key (rank, own cards above - unseen cards above), lowest first |
 
 Keep values (`keep_values` of the Python heuristic) are ints, summed from the heuristic's own
 constants (`KEEP`, passed to the kernel): trick value by rank, the King's and Queen's guard
@@ -26,7 +26,7 @@ increasing order with tuple keys. The kernel scans the same ids in the same orde
 its choice only on a strictly better key (the first of equal keys, as `min` and `max` keep it);
 the tuple keys are packed into integers that order the same way: `(length, rank)` as
 `length * num_ranks + rank`, `(unseen above, rank)` as `above * num_ranks + rank`, and
-`(can win, rank, potential)` as `(can win * num_ranks + rank) * 64 + potential + 32`.
+`(rank, potential)` as `rank * 64 + potential + 32` (a potential lies in -7..7).
 
 Randomness: none. The Python heuristic never draws from its generator (its decisions are a
 function of the observation alone), so neither does this port; `seed` is accepted and ignored,
@@ -259,13 +259,12 @@ def _play(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, len
         return winner
     if follower >= 0:
         return follower
-    best, best_key = -1, -1  # void: min(legal, key=(potential >= 0, rank, potential))
+    best, best_key = -1, -1  # void: min(legal, key=(rank, potential))
     for c in range(num_cards):
         if m[c] != 0:
             higher = card_tab[C_HIGHER, c]
             potential = _popcount(higher & own) - _popcount(higher & unseen)
-            can_win = 1 if potential >= 0 else 0
-            key = (can_win * num_ranks + card_tab[C_RANK, c]) * 64 + potential + 32
+            key = card_tab[C_RANK, c] * 64 + potential + 32
             if best < 0 or key < best_key:
                 best, best_key = c, key
     return best

@@ -156,7 +156,8 @@ def test_lead_without_a_master_gives_up_the_least():
 def test_void_follower_keeps_the_cards_that_can_still_win():
     _, obs = position(*VOID)
     got = actions(obs)
-    # Ac is a master (a sure trick); the spades 7s 8s Qs have more unseen cards above than own: 7s goes.
+    # The lowest rank; of the two Sevens, 7h leads eight hearts (every one a master) and 7s has five unseen
+    # spades above it and two own: 7s goes. Ac, a master, stays.
     assert code(got["heuristic"]) == "7s"
     assert code(got["v1"]) == "Ac"  # the 0.1 rule threw the shortest suit first
     assert code(got["greedy"]) == "7h"  # the lowest card
