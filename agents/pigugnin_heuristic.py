@@ -5,7 +5,7 @@ seat, the trick in progress and the tricks taken per seat. The aim of the game i
 least one trick but as few card points as possible, and never the Jack of Spade (``JS``, the
 Pigugnìn). What the scoring rules (§4.3) make of it: a player without a trick pays 2 busche (3
 each if two are trickless, and with 5 players that is the largest cost of all, since 8 tricks
-go round 5 players); with every player on a trick, points pay only from 12 up, so a trick
+go round 5 players, and nobody counts points in a hand with a trickless player); with every player on a trick, points pay only from 12 up, so a trick
 costs a player little until a pile grows; ``JS`` is 1 busca in every hand.
 
 It counts the cards: ``unseen`` is every card neither in its hand nor played. A card is a
@@ -18,10 +18,11 @@ outranks.
 | 1 | still trickless, can win the trick following suit, ``JS`` not on the table | win it: the cheapest sure winner (last to play every winner is sure; else a master), by fewest points then strongest; with no sure winner, the strongest card that wins for now (an Ace last) |
 | 2 | leading the first trick (the only trickless lead) with a master (not ``JS``) | the cheapest master: the one trick it needs, taken while everyone still follows suit |
 | 3 | leading | an *exit*: the card least likely to win. Never a master if it has another card; never ``JS``; not a Spade while it holds ``JS`` (its guards); the fewest unseen cards below it; a Spade when ``JS`` is out (its holder is squeezed, we stay under); the most unseen cards above it; the highest of equal cards (the lowest stays an exit for later) |
-| 4 | void in the led suit | throw the most dangerous card: ``JS``, then the card with the fewest unseen cards above it (masters first; a Spade above ``JS`` counts one more while ``JS`` is out), then points (Aces), then strength |
-| 5 | following suit, a card loses to the best on the table | duck: ``JS`` if it ducks, else the highest card that still loses (sheds a high card, keeps the low ones as exits); with 5 players while trickless, the lowest one instead (keeps the cards that can still take the trick it needs) |
-| 6 | following suit, every card wins, last to play | the strongest card (the trick is ours anyway; ``JS`` only if it is the only card) |
-| 7 | following suit, every card wins, others still to play | the weakest card (``JS`` last), hoping someone overtakes |
+| 4 | void in the led suit, still trickless | ``JS``, else a card that is not a master (the masters can still take the trick it needs): with 4 players the one with the most points, then the strongest; with 5 players the weakest (it keeps every card that may win) |
+| 5 | void in the led suit, with a trick | throw the most dangerous card: ``JS``, then the card with the fewest unseen cards above it (masters first; a Spade above ``JS`` counts one more while ``JS`` is out), then points (Aces), then strength |
+| 6 | following suit, a card loses to the best on the table | duck: ``JS`` if it ducks, else the highest card that still loses (sheds a high card, keeps the low ones as exits); with 5 players while trickless, the lowest one instead (keeps the cards that can still take the trick it needs) |
+| 7 | following suit, every card wins, last to play | the strongest card (the trick is ours anyway; ``JS`` only if it is the only card) |
+| 8 | following suit, every card wins, others still to play | the weakest card (``JS`` last), hoping someone overtakes |
 
 Capture order: 3 > 2 > A > K > H > J > 7 > 6 > 5 > 4; points: A 3, 2/3/J/H/K 1. Ties between
 equal keys go to the lowest card id. No randomness: the same observation gives the same card.
@@ -52,7 +53,7 @@ WEAKER = tuple(
     sum(1 << u for u in range(DECK.size) if SUIT[u] == SUIT[c] and STRENGTH[u] < STRENGTH[c])
     for c in range(DECK.size)
 )
-#: with this many players, a trickless player ducks with its lowest card (rule 5)
+#: with this many players (or more), a trickless player keeps its strong cards (rules 4 and 6)
 KEEP_WINNERS_PLAYERS = 5
 
 
@@ -90,7 +91,11 @@ class PigugninHeuristic(BaseAgent):
             return self._lead(legal, trickless, unseen, in_hand)
         led = SUIT[trick[0][1]]
         best = max(STRENGTH[c] for _, c in trick if SUIT[c] == led)
-        if SUIT[legal[0]] != led:  # rule 4: void (the mask holds the whole hand)
+        if SUIT[legal[0]] != led:  # rules 4 and 5: void (the mask holds the whole hand)
+            if trickless:  # keep the masters: they can still take the trick we need
+                if n >= KEEP_WINNERS_PLAYERS:
+                    return max(legal, key=lambda c: (c == PIGUGNIN, bool(unseen & STRONGER[c]), -STRENGTH[c]))
+                return max(legal, key=lambda c: (c == PIGUGNIN, bool(unseen & STRONGER[c]), POINTS[c], STRENGTH[c]))
             pig_out = bool(unseen & PIG_BIT)
 
             def danger(c: int) -> tuple:
@@ -107,13 +112,13 @@ class PigugninHeuristic(BaseAgent):
                 return min(sure, key=cheap_sure)
             return max(winners, key=strong_winner)
         duckers = [c for c in legal if STRENGTH[c] < best]
-        if duckers:  # rule 5
+        if duckers:  # rule 6
             if trickless and n >= KEEP_WINNERS_PLAYERS:
                 return max(duckers, key=lambda c: (c == PIGUGNIN, -STRENGTH[c]))
             return max(duckers, key=lambda c: (c == PIGUGNIN, STRENGTH[c]))
-        if last:  # rule 6
+        if last:  # rule 7
             return max(legal, key=lambda c: (c != PIGUGNIN, STRENGTH[c]))
-        return min(legal, key=lambda c: (c == PIGUGNIN, STRENGTH[c]))  # rule 7
+        return min(legal, key=lambda c: (c == PIGUGNIN, STRENGTH[c]))  # rule 8
 
     def _lead(self, legal: list[int], trickless: bool, unseen: int, in_hand: int) -> int:
         """Rules 2 and 3. ``unseen``: the cards neither in our hand nor played; ``in_hand``: ours."""

@@ -24,7 +24,7 @@ Equal decisions, tie for tie: the Python heuristic picks with `min`/`max` over t
 increasing order with tuple keys. A key that depends on the card alone is a row of `KEY_TAB`, the
 dense rank of the key of every card (equal tuples, equal rank), built at import time from the
 heuristic's own key functions and tables (`cheap_sure`, `strong_winner`, `STRENGTH`, `POINTS`,
-`PIGUGNIN`); the two keys that count unseen cards (rule 3's exit, rule 4's danger) are packed by
+`PIGUGNIN`); the keys that count unseen cards (rule 3's exit, the void throws of rules 4 and 5) are packed by
 the kernel into one int per card, digit by digit in the tuple's order, so that ints compare as
 the tuples do. The kernel scans the same ids in the same order and replaces its choice only on a
 strictly better key (the first of equal keys, as `min` and `max` keep it).
@@ -79,7 +79,7 @@ def _consts(n: int) -> np.ndarray:
     assert lay.fields["played"].shape == (n, DECK.size) and lay.fields["trick"].shape == (n, DECK.size)
     return np.array(
         [lay.fields[f].obs_offset for f in _OBS_FIELDS]
-        # decode's hand_size; the heuristic's Spade suit and the player count of its rule 5
+        # decode's hand_size; the heuristic's Spade suit and the player count of its rules 4 and 6
         + [n, DECK.size // n, PIGUGNIN, _py.SPADE, _py.KEEP_WINNERS_PLAYERS, DECK.full_mask],
         dtype=np.int64,
     )
@@ -114,11 +114,11 @@ _KEYS = {
     "cheap_sure": _py.cheap_sure,
     # rule 1 without a sure winner (max)
     "strong_winner": _py.strong_winner,
-    # rule 5, max: (JS, strength); rule 7, min: the same key
+    # rule 6, max: (JS, strength); rule 8, min: the same key
     "pig_strength": lambda c: (c == _PIG, _S[c]),
-    # rule 5 with 5 players while trickless, max: (JS, -strength)
+    # rule 6 with 5 players while trickless, max: (JS, -strength)
     "duck_low": lambda c: (c == _PIG, -_S[c]),
-    # rule 6, max: (not JS, strength)
+    # rule 7, max: (not JS, strength)
     "last_win": lambda c: (c != _PIG, _S[c]),
 }
 R_CHEAP_SURE, R_STRONG_WINNER, R_PIG_STRENGTH, R_DUCK_LOW, R_LAST_WIN = range(len(_KEYS))
@@ -243,9 +243,20 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
             has_pig = True
         if suit[card] == led and strength[card] > best_strength:
             best_strength = strength[card]
-    if suit[first_legal] != led:  # rule 4: void, max of (JS, spade_risk - above, points, strength)
+    if suit[first_legal] != led:  # rules 4 and 5: void
         for c in range(num_cards):
-            if m[c] != 0:
+            if m[c] != 0 and trickless:
+                # rule 4, max of (JS, not a master, -strength) with 5 players, else (JS, not a master, points,
+                # strength)
+                key = 1 if c == pig else 0
+                key = key * 2 + (1 if (unseen & stronger[c]) != 0 else 0)
+                if n >= k[K_KEEP_WINNERS]:
+                    key = key * 10 + (9 - strength[c])
+                else:
+                    key = (key * 4 + points[c]) * 10 + strength[c]
+                packed[c] = key
+            elif m[c] != 0:
+                # rule 5, max of (JS, spade_risk - above, points, strength)
                 above = _count(unseen & stronger[c])
                 risk = 1 if pig_out and suit[c] == spade and strength[c] > strength[pig] else 0
                 key = 1 if c == pig else 0
@@ -272,13 +283,13 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
         if sure != 0:
             return _pick(m, sure, key_tab[R_CHEAP_SURE], False)
         return _pick(m, winners, key_tab[R_STRONG_WINNER], True)
-    if duckers != 0:  # rule 5
+    if duckers != 0:  # rule 6
         if trickless and n >= k[K_KEEP_WINNERS]:
             return _pick(m, duckers, key_tab[R_DUCK_LOW], True)
         return _pick(m, duckers, key_tab[R_PIG_STRENGTH], True)
-    if last_to_play:  # rule 6
+    if last_to_play:  # rule 7
         return _pick(m, legal, key_tab[R_LAST_WIN], True)
-    return _pick(m, legal, key_tab[R_PIG_STRENGTH], False)  # rule 7
+    return _pick(m, legal, key_tab[R_PIG_STRENGTH], False)  # rule 8
 
 
 @nb.njit(cache=True)

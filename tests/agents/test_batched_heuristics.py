@@ -588,6 +588,9 @@ def pigugnin_coverage(obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> d
             hit("void, throws a Spade above JS while JS is out", pig_out and SUIT[a] == SPADE
                 and STRENGTH[a] > STRENGTH[PIGUGNIN])
             hit("void, throws a card that is not a master", a != PIGUGNIN and not master)
+            hit("void, trickless", trickless)
+            hit("void, trickless, keeps a master", trickless and not master
+                and any(c != PIGUGNIN and not unseen & STRONGER[c] for c in legal))
         elif duckers:
             hit("ducks, trickless" if trickless else "ducks")
             hit("ducks with JS", a == PIGUGNIN)
@@ -607,7 +610,8 @@ def _pigugnin_case(n: int) -> Case:
              "trickless, tries its strongest": 250, "trickless, tries an Ace": 25,
              "trickless, a winner but JS on the table": 30, "last trick, trickless with a winner": 3, "void": 1000,
              "void, throws JS": 100, "void, throws an Ace": 200, "void, throws a master": 800,
-             "void, throws a Spade above JS while JS is out": 80, "void, throws a card that is not a master": 250,
+             "void, throws a Spade above JS while JS is out": 25, "void, throws a card that is not a master": 250,
+             "void, trickless": 100, "void, trickless, keeps a master": 40,
              "ducks, trickless": 600, "ducks": 400, "ducks with JS": 50, "must win, last to play": 50,
              "must win, not last": 200, "D11: JS held, not playable": 20, "later hand of a game": 4000,
              **({"ducks low: 5 players, trickless": 400} if n == 5 else {})}
