@@ -55,8 +55,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from agents import briscola5_heuristic as _py
 from agents.batched.base import BatchedHeuristic
+from agents.legacy import briscola5_heuristic_v1 as _py  # the frozen 0.1 rules (not the current heuristic)
 from envs.briscola5.game import (
     AUCTION,
     BID,

@@ -60,8 +60,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from agents import pigugnin_heuristic as _py
 from agents.batched.base import BatchedHeuristic
+from agents.legacy import pigugnin_heuristic_v1 as _py  # the frozen 0.1 rules (not the current heuristic)
 from envs.pigugnin.game import DECK, LAST_TRICK_BONUS, PIGUGNIN, POINTS, STRENGTH, PigugninGame
 from envs.pigugnin.observation import LAYOUTS
 
