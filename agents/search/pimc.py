@@ -25,8 +25,10 @@ At every decision the player:
 | ``seconds`` | None | a wall-clock budget instead: batches of ``worlds`` worlds until the time is spent (at least one); not reproducible |
 | ``determinizer`` | None | an object with ``seat``, ``reset``, ``observe``, ``sample(n, rng)``; default ``SampledWorlds`` (the game's ``worlds.py``); ``PerfectInformation(env, agent)`` cheats (tests, upper bounds) |
 
-The default budget stays under 100 ms per decision on the project's 2-core machine (medians 12-40 ms, p95
-under 70 ms; ``benchmarks/search_speed.py`` measures it); ``pimc:worlds=128`` is four times the search.
+The default budget stays under 100 ms per decision on the project's 2-core machine: CPU time per
+decision with a choice, median / p95 (``python benchmarks/search_speed.py --decisions 40``, load average
+7.6, so wall-clock times were 3-5x these): Briscola 28 / 59 ms, Pigugnìn 12 / 33 ms (5 players 11 / 28),
+Picchetto 10.5 / 21 ms. ``pimc:worlds=128`` searches four times as many worlds (Briscola 103 / 239 ms CPU).
 With the default (world-counted) budget the player is deterministic for a given seed. It needs numba
 (``pip install 'mazzo[vector]'``).
 """
