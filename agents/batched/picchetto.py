@@ -11,7 +11,7 @@ state, so rows of different games and seats may come in any order.
 | decision (the first legal id) | what the kernel reads | rule of the Python heuristic |
 |---|---|---|
 | exchange (`>= DISCARD`) | `phase`, `hand`, the mask | discard the legal card of the lowest keep value (the lower id on equal values) while it is below the elder's / dealer's threshold or ending is not legal; else `END_EXCHANGE` |
-| lead (no `trick_card`) | `hand`, `played`, `discards`, the mask | a master (no unseen card of its suit above it) of the longest suit, the higher rank on equal lengths; else the card with the fewest unseen cards above it, the lower rank on equal counts |
+| lead (no `trick_card`) | `hand`, `played`, `discards`, the mask | the lowest master (no unseen card of its suit above it), the longest suit on equal ranks; else the card with the fewest unseen cards above it, the lower rank on equal counts |
 | follow | `hand`, `played`, `discards`, `trick_card`, the mask | the cheapest winner, else the lowest card of the suit, else (void) the key (rank, own cards above - unseen cards above), lowest first |
 
 Keep values (`keep_values` of the Python heuristic) are ints, summed from the heuristic's own
@@ -24,8 +24,8 @@ or more of game.py's `RUNS` holding that rank, else 0).
 Equal decisions, tie for tie: the Python heuristic picks with `min`/`max` over the legal ids in
 increasing order with tuple keys. The kernel scans the same ids in the same order and replaces
 its choice only on a strictly better key (the first of equal keys, as `min` and `max` keep it);
-the tuple keys are packed into integers that order the same way: `(length, rank)` as
-`length * num_ranks + rank`, `(unseen above, rank)` as `above * num_ranks + rank`, and
+the tuple keys are packed into integers that order the same way: `(rank, -length)` as
+`rank * (num_cards + 1) - length`, `(unseen above, rank)` as `above * num_ranks + rank`, and
 `(rank, potential)` as `rank * 64 + potential + 32` (a potential lies in -7..7).
 
 Randomness: none. The Python heuristic never draws from its generator (its decisions are a
@@ -231,11 +231,11 @@ def _play(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, len
     led = _first_hit(o, k[K_TRICK], num_cards)
 
     if led < 0:  # we lead
-        best, best_key = -1, -1  # max(masters, key=(length, rank))
+        best, best_key = -1, 0  # min(masters, key=(rank, -length)); a length is at most num_cards // num_suits
         for c in range(num_cards):
             if m[c] != 0 and (card_tab[C_HIGHER, c] & unseen) == 0:
-                key = lengths[card_tab[C_SUIT, c]] * num_ranks + card_tab[C_RANK, c]
-                if key > best_key:
+                key = card_tab[C_RANK, c] * (num_cards + 1) - lengths[card_tab[C_SUIT, c]]
+                if best < 0 or key < best_key:
                     best, best_key = c, key
         if best >= 0:
             return best

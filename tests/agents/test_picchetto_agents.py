@@ -61,7 +61,7 @@ def code(action: int) -> str:
 # LEAD_NO_MASTER: the elder's hand after the exchange is Kh Qh 9h Kd Jd 8d Qs Ts 8s Jc 9c 7c (no Ace, no master).
 LEAD_NO_MASTER = (("Ah Ad As Ac Th Jh Td Qd Js Ks Qc Kc", "Kh Qh 9h Kd 8d Qs Ts 7h 8h 7d 9d 7s"), "Jd 8s Jc 9c 7c 9s Tc 8c",
                   "d:7h d:8h d:7d d:9d d:7s d:Ah d:Ad d:As")
-# LEAD_MASTER: the elder discards As; his spades Ks Qs Js are then masters of a longest suit (4 cards), next to Ah.
+# LEAD_MASTER: the elder discards As; his spades Ks Qs Js are then masters, next to Ah.
 LEAD_MASTER = (("Kh 8d Td Jd Ad 8s 9s Ts Jc Qc Kc Ac", "Ah As Ks Qs Js 7s Kd Qd Jh Qh Th 9h"), "9d 7c 8c 9c Tc 7h 8h 7d",
                "d:As d:Jh d:Qh d:Th d:9h d:8s d:9s d:8d")
 # VOID: the elder leads Td; the dealer has no diamond left (he discarded 7d 8d 9d) and must throw a card.
@@ -135,12 +135,12 @@ def test_dealer_takes_all_that_is_left_with_an_ordinary_hand():
 
 
 # -- the heuristic: play ---------------------------------------------------------------------
-def test_lead_cashes_the_master_of_the_longest_suit():
+def test_lead_cashes_the_lowest_master_first():
     _, obs = position(*LEAD_MASTER)
     got = actions(obs)
-    # As is among the own discards: Ks, Qs, Js are masters of the longest suit (spades, 4 cards).
-    assert code(got["heuristic"]) == "Ks"
-    assert code(got["v1"]) == "Ah"  # the 0.1 rules did not count the own discards as seen
+    # As is among the own discards: Ks, Qs, Js are masters next to Ah; the lowest, Js, goes first.
+    assert code(got["heuristic"]) == "Js"
+    assert code(got["v1"]) == "Ah"  # the 0.1 rules did not count the own discards as seen: Ah was their only master
     assert code(got["greedy"]) == "Ah"  # the highest card
 
 
