@@ -385,19 +385,19 @@ def picchetto_coverage(obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> 
             continue
         add("play, later hand or game", any(v["game_score"]) or any(v["games_won"]))
         known = mask
-        for cards in v["played"]:
+        for cards in (*v["played"], v["discards"]):
             known |= sum(1 << c for c in cards)
         led = v["trick_card"]
         if led is None:
             masters = [c for c in legal if not HIGHER[c] & ~known]
             if masters:
                 add("lead: a master card")
-                best = max((lengths[SUIT[c]], RANK[c]) for c in masters)
-                add("lead: masters of equal keys", sum((lengths[SUIT[c]], RANK[c]) == best for c in masters) >= 2)
+                best = min((RANK[c], -lengths[SUIT[c]]) for c in masters)
+                add("lead: masters of equal keys", sum((RANK[c], -lengths[SUIT[c]]) == best for c in masters) >= 2)
             else:
                 add("lead: no master card")
-                best = max((lengths[SUIT[c]], -RANK[c]) for c in legal)
-                add("lead: longest suits of equal keys", sum((lengths[SUIT[c]], -RANK[c]) == best for c in legal) >= 2)
+                keys = [((HIGHER[c] & ~known).bit_count(), RANK[c]) for c in legal]
+                add("lead: no master, equal keys", keys.count(min(keys)) >= 2)
             continue
         following = [c for c in legal if SUIT[c] == SUIT[led]]
         if following:
@@ -406,8 +406,9 @@ def picchetto_coverage(obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> 
             add("follow: lower cards legal too", bool(winners) and len(winners) < len(following))
         else:
             add("follow: void")
-            best = min((lengths[SUIT[c]], RANK[c]) for c in legal)
-            add("follow: void, shortest suits of equal keys", sum((lengths[SUIT[c]], RANK[c]) == best for c in legal) >= 2)
+            keys = [(RANK[c], (HIGHER[c] & mask).bit_count() - (HIGHER[c] & ~known).bit_count()) for c in legal]
+            add("follow: void, equal ranks", sum(k[0] == min(keys)[0] for k in keys) >= 2)
+            add("follow: void, equal keys", keys.count(min(keys)) >= 2)
     return out
 
 
@@ -483,9 +484,10 @@ PICCHETTO = Case(
              "exchange: cheapest value at the threshold": 10, "exchange: equal cheapest values": 200,
              "exchange: a run of five or more": 40, "exchange: a trio or quatorze": 300,
              "exchange: equal best point suits": 40, "play, later hand or game": 2000, "lead: a master card": 800,
-             "lead: masters of equal keys": 50, "lead: no master card": 300, "lead: longest suits of equal keys": 25,
+             "lead: masters of equal keys": 50, "lead: no master card": 300, "lead: no master, equal keys": 25,
              "follow: the cheapest winner": 300, "follow: cannot win": 300, "follow: lower cards legal too": 40,
-             "follow: void": 400, "follow: void, shortest suits of equal keys": 15},
+             "follow: void": 400, "follow: void, equal ranks": 100,
+             "follow: void, equal keys": 15},
     trajectories=picchetto_trajectories,
     trajectory_flags=({}, PICCHETTO_NON_DEFAULT, PICCHETTO_VARIANT),
 )
