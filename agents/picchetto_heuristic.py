@@ -9,9 +9,10 @@ the three declarations (point, sequences, sets) and to the tricks. The card of t
 (the lower id on equal values) is discarded, one at a time and recomputed on the smaller hand,
 while it is worth less than the seat's threshold or ending is not yet legal. In practice the
 elder uses his whole exchange (5 cards: more chances at the point, the sequences, the sets and
-pique or repique, and only 3 cards left for the dealer) and the dealer takes all that is left;
-only hands whose every remaining card makes a quint or a quatorze (or an Ace in a long suit)
-stop early.
+so at pique or repique, and only 3 cards left for the dealer) and the dealer takes all that is
+left; only hands whose every remaining card is worth more than a blind draw (a long point suit,
+a quint, a set, guarded honours) stop early. Over 2,000 deals of heuristic against itself the
+elder exchanged 5 cards in 97% of the hands and the dealer all he could in 97%.
 
 | component of the keep value | value |
 |-----------------------------|-------|
@@ -21,7 +22,7 @@ stop early.
 | in the point suit (largest value sum, the game's own rule) | +8 |
 | in a sequence | +6 (a tierce or quart), +12 (a quint or longer) |
 | in a set (Ten or higher) | +6 in a trio, +14 in a quatorze |
-| stop discarding when the cheapest card is worth | elder >= 24, dealer >= 20 |
+| stop discarding when the cheapest card is worth | elder >= 18, dealer >= 14 |
 
 **Play.** Unseen cards are those not in the hand, not among the own discards and not played;
 the heuristic assumes any of them may be in the opponent's hand. A *master* is a card with no
@@ -38,7 +39,7 @@ unseen card of its suit above it: led, it wins the trick.
 Counting the unseen cards is what makes the tricks: cashing the masters keeps the lead, the
 lead without a master gives up as little as possible, and the discards keep the high cards
 (the old rule threw the shortest suit first, often a lone Ace or King: the pretrained agent
-makes a capot in about 11% of the hands against the old rules and in about 1% against these).
+makes a capot in 9.5% of the hands against the old rules and in 2.5% against these).
 Measured alternatives that did worse against the pretrained agent, on the same deals:
 discarding the cards that cannot win first whatever their rank, discarding from the shortest
 or the longest suit, leading the top or the bottom card of the longest suit without a master,
