@@ -4,9 +4,10 @@ It reads ``envs.pigugnin.observation.decode(obs)`` only: its hand, the cards pla
 seat, the trick in progress and the tricks taken per seat. The aim of the game is to take at
 least one trick but as few card points as possible, and never the Jack of Spade (``JS``, the
 Pigugnìn). What the scoring rules (§4.3) make of it: a player without a trick pays 2 busche (3
-each if two are trickless, and with 5 players that is the largest cost of all, since 8 tricks
-go round 5 players, and nobody counts points in a hand with a trickless player); with every player on a trick, points pay only from 12 up, so a trick
-costs a player little until a pile grows; ``JS`` is 1 busca in every hand.
+each if two are trickless; with 5 players, 8 tricks for 5 players, that is the largest cost of
+all), and nobody counts points in a hand with a trickless player; with every player on a trick,
+points pay only from 12 up, so a trick costs little until a pile grows; ``JS`` is 1 busca in
+every hand.
 
 It counts the cards: ``unseen`` is every card neither in its hand nor played. A card is a
 *master* when no unseen card of its suit outranks it (it wins any trick it leads or follows in),
@@ -27,6 +28,11 @@ outranks.
 Capture order: 3 > 2 > A > K > H > J > 7 > 6 > 5 > 4; points: A 3, 2/3/J/H/K 1. Ties between
 equal keys go to the lowest card id. No randomness: the same observation gives the same card.
 The numba port ``agents/batched/pigugnin.py`` takes exactly the same decisions.
+
+Strength (one-hand episodes, 2,000 duplicate deals, seed 1; busche per hand, the first player of
+the line-up minus the mean of the others, 95% interval): one heuristic among heuristic-v1
+players pays 0.336 [0.304, 0.367] fewer with 4 players and 0.277 [0.258, 0.296] fewer with 5;
+among plain ducking players, 0.449 [0.417, 0.482] and 0.678 [0.656, 0.701] fewer.
 """
 
 from __future__ import annotations
