@@ -177,7 +177,8 @@ def report(results: list[dict], times: dict, notes: dict, args: argparse.Namespa
         f"{args.deals} duplicate deals per line-up (every seat rotated), seed {args.seed}. **Head to head**: the "
         "margin per hand of the row player alone against the column player (Briscola, Picchetto: its reward; "
         "Pigugnìn: its reward minus the other seats' mean, i.e. busche paid less than the field), 95% interval "
-        "over deals; bold where the interval excludes 0. See `benchmarks/strength.py` for the definitions.",
+        "over deals; bold where the interval excludes 0 (with only a few deals the intervals mean little: a Student-t "
+        "interval over 2 deals can even have width 0). See `benchmarks/strength.py` for the definitions.",
     ]
     for r in results:
         specs = r["specs"]
