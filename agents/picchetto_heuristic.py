@@ -1,7 +1,7 @@
 """A club-player heuristic for Picchetto (Italian Piquet), acting from the decoded observation.
 
 It reads ``envs.picchetto.observation.decode(obs)`` only (its hand, its discards, the cards
-played, the trick), so it cannot cheat, and it never draws a random number. Version 2 (issue
+played, the cards the opponent showed in the declarations, the trick), so it cannot cheat, and it never draws a random number. Version 2 (issue
 13); the 0.1 rules are frozen in ``agents/legacy/picchetto_heuristic_v1.py`` (``heuristic-v1``).
 
 **Exchange.** Every card of the current hand gets an integer *keep value*: what it brings to
@@ -31,7 +31,7 @@ unseen card of its suit above it: led, it wins the trick.
 | situation | rule |
 |-----------|------|
 | lead, a master in hand | cash it, the lowest master first (the longest suit on equal ranks): the Aces and Kings stay masters whatever happens and are kept for the late tricks, the last of which is worth 2 |
-| lead, no master | the card with the fewest unseen cards above it (the best chance to hold the trick, or to force out the opponent's top card), the lower rank on equal counts |
+| lead, no master | the card with the fewest unseen cards above it (the best chance to hold the trick, or to force out the opponent's top card), where a card the opponent showed in the declarations (surely in his hand) counts twice; the lower rank on equal counts |
 | follow, can win | the cheapest winning card (the must-head rule is already in the mask) |
 | follow, cannot win | the lowest card of the suit |
 | follow, void (discard) | the lowest rank; among equal ranks the card least likely to win a trick: the lowest *potential* (own cards above it minus unseen cards above it), so that a low card guarding a long suit stays and one of a hopeless suit goes (the lower id on full ties) |
@@ -160,7 +160,9 @@ class PicchettoHeuristic(BaseAgent):
                 for c in hand:
                     lengths[SUIT[c]] += 1
                 return min(masters, key=lambda c: (RANK[c], -lengths[SUIT[c]]))
-            return min(legal, key=lambda c: ((HIGHER[c] & unseen).bit_count(), RANK[c]))
+            shown = cards_mask(view["revealed"][1]) & unseen  # declared by the opponent: surely in his hand
+            return min(legal, key=lambda c: ((HIGHER[c] & unseen).bit_count() + (HIGHER[c] & shown).bit_count(),
+                                             RANK[c]))
         suit, rank = SUIT[led], RANK[led]
         following = [c for c in legal if SUIT[c] == suit]
         if following:

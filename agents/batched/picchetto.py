@@ -11,7 +11,7 @@ state, so rows of different games and seats may come in any order.
 | decision (the first legal id) | what the kernel reads | rule of the Python heuristic |
 |---|---|---|
 | exchange (`>= DISCARD`) | `phase`, `hand`, the mask | discard the legal card of the lowest keep value (the lower id on equal values) while it is below the elder's / dealer's threshold or ending is not legal; else `END_EXCHANGE` |
-| lead (no `trick_card`) | `hand`, `played`, `discards`, the mask | the lowest master (no unseen card of its suit above it), the longest suit on equal ranks; else the card with the fewest unseen cards above it, the lower rank on equal counts |
+| lead (no `trick_card`) | `hand`, `played`, `discards`, `revealed`, the mask | the lowest master (no unseen card of its suit above it), the longest suit on equal ranks; else the card with the fewest unseen cards above it (the opponent's shown cards count twice), the lower rank on equal counts |
 | follow | `hand`, `played`, `discards`, `trick_card`, the mask | the cheapest winner, else the lowest card of the suit, else (void) the key (rank, own cards above - unseen cards above), lowest first |
 
 Keep values (`keep_values` of the Python heuristic) are ints, summed from the heuristic's own
@@ -25,7 +25,7 @@ Equal decisions, tie for tie: the Python heuristic picks with `min`/`max` over t
 increasing order with tuple keys. The kernel scans the same ids in the same order and replaces
 its choice only on a strictly better key (the first of equal keys, as `min` and `max` keep it);
 the tuple keys are packed into integers that order the same way: `(rank, -length)` as
-`rank * (num_cards + 1) - length`, `(unseen above, rank)` as `above * num_ranks + rank`, and
+`rank * (num_cards + 1) - length`, `(unseen above + shown above, rank)` as `above * num_ranks + rank`, and
 `(rank, potential)` as `rank * 64 + potential + 32` (a potential lies in -7..7).
 
 Randomness: none. The Python heuristic never draws from its generator (its decisions are a
@@ -78,9 +78,9 @@ __all__ = ["PicchettoBatchedHeuristic", "PicchettoHeuristic", "act_rows"]
 # -- what the kernel receives ---------------------------------------------------------------
 # `consts` (int64): the indices below are this file's, the values come from game.py and
 # observation.py at import time.
-(K_HAND, K_PLAYED, K_TRICK, K_PHASE, K_DISCARDS, K_NUM_PHASES, K_ELDER_EXCHANGE, K_DISCARD, K_END_EXCHANGE,
- K_NUM_SUITS, K_NUM_RANKS) = range(11)
-_OBS_FIELDS = ("hand", "played", "trick_card", "phase", "discards")
+(K_HAND, K_PLAYED, K_TRICK, K_PHASE, K_DISCARDS, K_REVEALED, K_NUM_PHASES, K_ELDER_EXCHANGE, K_DISCARD, K_END_EXCHANGE,
+ K_NUM_SUITS, K_NUM_RANKS) = range(12)
+_OBS_FIELDS = ("hand", "played", "trick_card", "phase", "discards", "revealed")
 CONSTS = np.array(
     [LAYOUT.fields[f].obs_offset for f in _OBS_FIELDS]
     + [len(Phase), ELDER_EXCHANGE, DISCARD, END_EXCHANGE, DECK.num_suits, DECK.num_ranks],
@@ -88,7 +88,7 @@ CONSTS = np.array(
 )
 assert len(CONSTS) == K_NUM_RANKS + 1
 assert LAYOUT.fields["hand"].shape == (DECK.size,) and LAYOUT.fields["trick_card"].shape == (DECK.size,)
-assert LAYOUT.fields["discards"].shape == (DECK.size,)
+assert LAYOUT.fields["discards"].shape == (DECK.size,) and LAYOUT.fields["revealed"].shape == (2, DECK.size)
 assert LAYOUT.fields["played"].shape == (2, DECK.size) and LAYOUT.fields["phase"].shape == (len(Phase),)
 assert END_EXCHANGE == DISCARD + DECK.size == NUM_ACTIONS - 1
 
@@ -239,9 +239,15 @@ def _play(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, len
                     best, best_key = c, key
         if best >= 0:
             return best
-        for c in range(num_cards):  # min(legal, key=(unseen above, rank))
+        shown = np.int64(0)  # the opponent's cards shown in the declarations, not played yet
+        for c in range(num_cards):
+            if o[k[K_REVEALED] + num_cards + c] != 0:
+                shown |= np.int64(1) << c
+        shown &= unseen
+        for c in range(num_cards):  # min(legal, key=(unseen above + shown above, rank))
             if m[c] != 0:
-                key = _popcount(card_tab[C_HIGHER, c] & unseen) * num_ranks + card_tab[C_RANK, c]
+                higher = card_tab[C_HIGHER, c]
+                key = (_popcount(higher & unseen) + _popcount(higher & shown)) * num_ranks + card_tab[C_RANK, c]
                 if best < 0 or key < best_key:
                     best, best_key = c, key
         return best

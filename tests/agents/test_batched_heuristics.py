@@ -396,7 +396,8 @@ def picchetto_coverage(obs: np.ndarray, masks: np.ndarray, want: np.ndarray) -> 
                 add("lead: masters of equal keys", sum((RANK[c], -lengths[SUIT[c]]) == best for c in masters) >= 2)
             else:
                 add("lead: no master card")
-                keys = [((HIGHER[c] & ~known).bit_count(), RANK[c]) for c in legal]
+                shown = sum(1 << c for c in v["revealed"][1]) & ~known
+                keys = [((HIGHER[c] & ~known).bit_count() + (HIGHER[c] & shown).bit_count(), RANK[c]) for c in legal]
                 add("lead: no master, equal keys", keys.count(min(keys)) >= 2)
             continue
         following = [c for c in legal if SUIT[c] == SUIT[led]]

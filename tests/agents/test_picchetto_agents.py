@@ -20,6 +20,7 @@ from agents.plain.picchetto import GreedyAgent
 from envs import picchetto_v0
 from envs.core.cards import FRENCH
 from envs.picchetto.game import DEALER_EXCHANGE, DISCARD, ELDER_EXCHANGE, END_EXCHANGE
+from envs.picchetto.observation import decode
 from tests.agents.common import play
 from train.evaluate import head_to_head
 
@@ -64,6 +65,10 @@ LEAD_NO_MASTER = (("Ah Ad As Ac Th Jh Td Qd Js Ks Qc Kc", "Kh Qh 9h Kd 8d Qs Ts 
 # LEAD_MASTER: the elder discards As; his spades Ks Qs Js are then masters, next to Ah.
 LEAD_MASTER = (("Kh 8d Td Jd Ad 8s 9s Ts Jc Qc Kc Ac", "Ah As Ks Qs Js 7s Kd Qd Jh Qh Th 9h"), "9d 7c 8c 9c Tc 7h 8h 7d",
                "d:As d:Jh d:Qh d:Th d:9h d:8s d:9s d:8d")
+# LEAD_SHOWN: the elder's hand is again Kh Qh 9h Kd Jd 8d Qs Ts 8s Jc 9c 7c; the dealer wins the point with
+# Ah Jh Th 8h 7h (and the sequences, the sets) and shows them; Ad is among his discards, unseen.
+LEAD_SHOWN = (("Ah Jh Th 8h 7h Js Ks As Ac Ad Td Qd", "7d 9d 7s 9s 8c Kh Qh 9h Kd Jd 8d Qs"), "Jc 9c 7c 8s Ts Tc Qc Kc",
+              "d:7d d:9d d:7s d:9s d:8c d:Ad d:Td d:Qd")
 # VOID: the elder leads Td; the dealer has no diamond left (he discarded 7d 8d 9d) and must throw a card.
 VOID = (("Ac 7s 8s Qs 7h 8h 9h Th Jh 7d 8d 9d", "Td Jd Qd Kd Ad 9s Ts Js Ks As 7c 8c"), "9c Tc Jc Qc Kc Qh Kh Ah",
         "d:7c d:8c d:9s d:Ts d:Js d:7d d:8d d:9d p:Td")
@@ -151,6 +156,17 @@ def test_lead_without_a_master_gives_up_the_least():
     assert code(got["heuristic"]) == "Qh"
     assert code(got["v1"]) == "7c"  # the lowest card of a longest suit
     assert code(got["greedy"]) in ("Kh", "Kd")
+
+
+def test_lead_without_a_master_counts_the_opponents_shown_cards_twice():
+    _, obs = position(*LEAD_SHOWN)
+    assert C("Ah") in decode(obs)["revealed"][1] and C("Ad") not in decode(obs)["revealed"][1]
+    got = actions(obs)
+    # Kh and Qh have only Ah above, but the opponent showed it: it is surely in his hand. Kd (only Ad above,
+    # perhaps among his discards) is the better chance.
+    assert code(got["heuristic"]) == "Kd"
+    _, obs = position(*LEAD_NO_MASTER)  # the same hand with nothing shown: Qh, as above
+    assert code(actions(obs)["heuristic"]) == "Qh"
 
 
 def test_void_follower_keeps_the_cards_that_can_still_win():
