@@ -18,17 +18,18 @@ At every decision the player:
 
 | keyword | default | meaning |
 |---|---|---|
-| ``worlds`` | per game: 32 (Briscola), 40 (Pigugnìn), 32 (Picchetto) | worlds sampled per decision |
+| ``worlds`` | per game: 32 (Briscola), 40 (Pigugnìn), 96 (Picchetto) | worlds sampled per decision |
 | ``playouts`` | 1 | playouts per world and move (the heuristic playout is deterministic: more only help ``playout="random"``) |
 | ``playout`` | ``"heuristic"`` | ``"heuristic"`` (numba heuristic at every seat) or ``"random"`` |
-| ``endgame`` | 0 (off) | in trick play, once the seat holds at most this many cards (1-4), every world is solved exactly instead of played out: alpha-beta over every continuation with every card of the world known (Briscola: caller and partner against the defenders; Picchetto: the two players; Pigugnìn: the seat against all the others, paranoid). Exact but slow in Python: 2-3 cards is the practical range |
+| ``endgame`` | 3 in Picchetto, else 0 (off) | in trick play, once the seat holds at most this many cards (1-4), every world is solved exactly instead of played out: alpha-beta over every continuation with every card of the world known (Briscola: caller and partner against the defenders; Picchetto: the two players; Pigugnìn: the seat against all the others, paranoid). Exact but slow in Python: 2-3 cards is the practical range |
 | ``seconds`` | None | a wall-clock budget instead: batches of ``worlds`` worlds until the time is spent (at least one); not reproducible |
 | ``determinizer`` | None | an object with ``seat``, ``reset``, ``observe``, ``sample(n, rng)``; default ``SampledWorlds`` (the game's ``worlds.py``); ``PerfectInformation(env, agent)`` cheats (tests, upper bounds) |
 
 The default budget stays under 100 ms per decision on the project's 2-core machine: CPU time per
 decision with a choice, median / p95 (``python benchmarks/search_speed.py --decisions 40``, load average
 7.6, so wall-clock times were 3-5x these): Briscola 28 / 59 ms, Pigugnìn 12 / 33 ms (5 players 11 / 28),
-Picchetto 10.5 / 21 ms. ``pimc:worlds=128`` searches four times as many worlds (Briscola 103 / 239 ms CPU).
+Picchetto (96 worlds, endgame 3; load average 1.2, wall = CPU) 27 / 88 ms. ``pimc:worlds=128`` searches four
+times as many worlds in Briscola (103 / 239 ms CPU).
 With the default (world-counted) budget the player is deterministic for a given seed. It needs numba
 (``pip install 'mazzo[vector]'``).
 """
@@ -55,10 +56,12 @@ from agents.search.common import (
 )
 from envs.core.errors import ConfigError
 
-__all__ = ["PIMCAgent", "DEFAULT_WORLDS"]
+__all__ = ["PIMCAgent", "DEFAULT_WORLDS", "DEFAULT_ENDGAME"]
 
 #: worlds per decision of the default budget, per game (each under 100 ms per decision, see the docstring)
-DEFAULT_WORLDS = {"briscola5": 32, "pigugnin": 40, "picchetto": 32}
+DEFAULT_WORLDS = {"briscola5": 32, "pigugnin": 40, "picchetto": 96}
+#: the default ``endgame`` per game: Picchetto's 2-player endgames are cheap to solve exactly
+DEFAULT_ENDGAME = {"briscola5": 0, "pigugnin": 0, "picchetto": 3}
 
 
 def _positive_int(name: str, value: Any) -> int:
@@ -74,7 +77,7 @@ class PIMCAgent(BaseAgent):
 
     def __init__(self, game: str, seed: int | None = None, flags: Mapping[str, Any] | None = None, *,
                  worlds: int | None = None, playouts: int = 1, playout: str = "heuristic",
-                 seconds: float | None = None, endgame: int = 0, determinizer: Any = None):
+                 seconds: float | None = None, endgame: int | None = None, determinizer: Any = None):
         require_numba("PIMCAgent")
         super().__init__(game, seed=seed)
         self.flags = resolve_flags(game, flags)
@@ -86,6 +89,7 @@ class PIMCAgent(BaseAgent):
         self.seconds = None if seconds is None else float(seconds)
         self.engine = Playouts(game, self.flags, playout)
         self.playout = playout
+        endgame = DEFAULT_ENDGAME[game] if endgame is None else endgame
         if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= 4:
             raise ConfigError(f"invalid value {endgame!r} for 'endgame'; allowed: an int 0..4 (0: off)")
         self.endgame = int(endgame)

@@ -291,10 +291,11 @@ def test_finds_the_dominant_move_with_every_card_known(cls, game, flags, cards):
 @pytest.mark.parametrize(("game", "flags", "cards"), [("briscola5", {}, 2), ("picchetto", {"episode": "hand"}, 2)],
                          ids=["briscola5", "picchetto"])
 def test_pimc_values_the_dominant_move_highest(game, flags, cards):
-    """The values behind the choice: the dominant move's mean is strictly the highest."""
+    """The values behind the choice (random playouts, no exact endgame): the dominant move's mean is strictly the
+    highest."""
     env, best = _dominant_endgame(game, tuple(flags.items()), cards)
     name = env.agent_selection
-    agent = PIMCAgent(game, seed=0, flags=flags, worlds=3, playout="random", playouts=4,
+    agent = PIMCAgent(game, seed=0, flags=flags, worlds=3, playout="random", playouts=4, endgame=0,
                       determinizer=PerfectInformation(env, name))
     agent.act(env.observe(name))
     values = dict(zip(agent.last_candidates, agent.last_values, strict=True))
