@@ -32,10 +32,10 @@ It plays the root move with the most visits (ties: the higher mean, then the see
 | ``seconds`` | None | a wall-clock budget instead of ``iterations`` (whole batches until the time is spent; not reproducible) |
 | ``determinizer`` | None | as ``PIMCAgent``'s |
 
-The default budget stays under 100 ms per decision on the project's 2-core machine: CPU time per
-decision with a choice, median / p95 (``python benchmarks/search_speed.py --decisions 40``, load average
-7.6): Briscola 36 / 66 ms, Pigugnìn 25 / 35 ms (5 players 28 / 41), Picchetto 35 / 47 ms. The player is
-deterministic for a given seed. It needs numba.
+The default budget stays under 100 ms per decision on the project's 2-core machine. Milliseconds per
+decision with a choice, median / p95, at a load average of 0.9 (wall = CPU;
+``python benchmarks/search_speed.py --decisions 40 --players pimc ismcts``): Briscola 34 / 52, Pigugnìn 35 / 40
+(5 players 36 / 43), Picchetto 34 / 50. The player is deterministic for a given seed. It needs numba.
 """
 
 from __future__ import annotations

@@ -25,11 +25,12 @@ At every decision the player:
 | ``seconds`` | None | a wall-clock budget instead: batches of ``worlds`` worlds until the time is spent (at least one); not reproducible |
 | ``determinizer`` | None | an object with ``seat``, ``reset``, ``observe``, ``sample(n, rng)``; default ``SampledWorlds`` (the game's ``worlds.py``); ``PerfectInformation(env, agent)`` cheats (tests, upper bounds) |
 
-The default budget stays under 100 ms per decision on the project's 2-core machine: CPU time per
-decision with a choice, median / p95 (``python benchmarks/search_speed.py --decisions 40``, load average
-7.6, so wall-clock times were 3-5x these): Briscola 28 / 59 ms, Pigugnìn 12 / 33 ms (5 players 11 / 28),
-Picchetto (96 worlds, endgame 3; load average 1.2, wall = CPU) 27 / 88 ms. ``pimc:worlds=128`` searches four
-times as many worlds in Briscola (103 / 239 ms CPU).
+The default budget stays under 100 ms per decision on the project's 2-core machine. Milliseconds per
+decision with a choice, median / p95, at a load average of 0.9 (wall = CPU;
+``python benchmarks/search_speed.py --decisions 40 --players pimc ismcts``): Briscola 24 / 46, Pigugnìn 11 / 23
+(5 players 12 / 30), Picchetto (96 worlds, exact endgames) 29 / 86. At a load average of 8 from other jobs
+the CPU time stays about the same and the wall time is 3-5x. ``pimc:worlds=128`` searches four times as many
+worlds in Briscola (103 / 239 ms of CPU).
 With the default (world-counted) budget the player is deterministic for a given seed. It needs numba
 (``pip install 'mazzo[vector]'``).
 """
