@@ -21,11 +21,11 @@ same calls give the same actions.
 | ``heuristic-python`` | ``AgentRows`` over the Python heuristic (``make_agent("heuristic", game)``), whatever exists |
 | ``heuristic-v1`` | the frozen numba port of the 0.1 heuristic (``agents/legacy/batched_<game>_v1.py``) |
 | ``plain``, ``ducking``, ``greedy`` | ``AgentRows`` over that Python player (``agents/registry.py``): row by row, slow |
+| ``ppo:PATH``, ``pretrained:GAME`` | ``ActorRows`` over the checkpoint's actor (safe format), greedy like ``make_agent`` |
+| (self-play snapshots) | ``ActorRows`` over a frozen copy of the learner's actor, sampling its policy |
 
 The search players (``pimc``, ``ismcts``) are not opponents here: they remember their seat's episode
 (``agents/search``), and rows of many games arrive in any order.
-| ``ppo:PATH``, ``pretrained:GAME`` | ``ActorRows`` over the checkpoint's actor (safe format), greedy like ``make_agent`` |
-| (self-play snapshots) | ``ActorRows`` over a frozen copy of the learner's actor, sampling its policy |
 
 Batched heuristics (numba ports, ``agents/batched/<game>.py``): ``heuristic`` uses the class named like
 the game's Python heuristic (``Briscola5Heuristic``, ``PigugninHeuristic``, ``PicchettoHeuristic``) in
@@ -97,13 +97,15 @@ class ActorRows:
     """A policy network (the safe checkpoint's actor: ``logits = actor(obs)``): greedy or sampled, batched.
 
     Greedy: the most probable legal action, computed as ``TrainedAgent`` does (``masked_probs``, first of
-    equal maxima). Sampled: ``sample_masked`` on the masked logits with its own seeded generator.
+    equal maxima). Sampled: ``gumbel_max`` or ``sample_masked`` (``sampling``) on the masked logits with its own
+    seeded generator.
     """
 
-    def __init__(self, actor: Any, name: str, greedy: bool, seed: int | None = None):
+    def __init__(self, actor: Any, name: str, greedy: bool, seed: int | None = None, sampling: str = "gumbel"):
         import torch
 
         self.actor, self.name, self.greedy = actor, name, greedy
+        self.sample = SAMPLERS[sampling]
         self.gen = torch.Generator().manual_seed(int(seed or 0))
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -116,7 +118,15 @@ class ActorRows:
             legal = torch.from_numpy(np.ascontiguousarray(mask)) != 0
             if self.greedy:
                 return masked_probs(logits, legal).argmax(-1).numpy().astype(np.int64)
-            return sample_masked(logits.masked_fill(~legal, HUGE_NEG), self.gen).numpy().astype(np.int64)
+            return self.sample(logits.masked_fill(~legal, HUGE_NEG), self.gen).numpy().astype(np.int64)
+
+
+def gumbel_max(logits: Any, generator: Any) -> Any:
+    """One action per row of masked ``logits``, drawn from their softmax by Gumbel-max (an exponential per logit)."""
+    import torch
+
+    noise = torch.empty(logits.shape).exponential_(generator=generator).log_()
+    return (logits - noise).argmax(-1)
 
 
 def sample_masked(logits: Any, generator: Any, uniform: Any = None) -> Any:
@@ -137,6 +147,10 @@ def sample_masked(logits: Any, generator: Any, uniform: Any = None) -> Any:
     picked = (cdf <= (uniform * cdf[:, -1])[:, None]).sum(-1)
     last_possible = (probs > 0).cumsum(-1).argmax(-1)  # argmax: the first column where the count peaks
     return torch.minimum(picked, last_possible)
+
+
+#: how the batched trainer draws sampled actions (``Args.sampling``)
+SAMPLERS = {"gumbel": gumbel_max, "inverse_cdf": sample_masked}
 
 
 def batched_heuristic_class(game: str) -> type | None:
