@@ -109,7 +109,8 @@ def time_player(spec: str, game: str, flags: dict, decisions: int, seed: int = 0
 
 
 def rate(specs: list[str], scores: list[dict[str, np.ndarray]], num_deals: int) -> list[dict]:
-    """OpenSkill Plackett-Luce, matches rated deal by deal, line-up by line-up (as ``round_robin``)."""
+    """OpenSkill Plackett-Luce, matches rated deal by deal, line-up by line-up (as ``round_robin``); a line-up
+    played on fewer deals (``--search-deals``) drops out after its last one."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -117,6 +118,8 @@ def rate(specs: list[str], scores: list[dict[str, np.ndarray]], num_deals: int) 
     for d in range(num_deals):
         for per_spec in scores:
             names = list(per_spec)
+            if d >= len(per_spec[names[0]]):
+                continue
             new = model.rate([[ratings[s]] for s in names], scores=[float(per_spec[s][d]) for s in names])
             for s, team in zip(names, new, strict=True):
                 ratings[s] = team[0]
@@ -124,16 +127,35 @@ def rate(specs: list[str], scores: list[dict[str, np.ndarray]], num_deals: int) 
                     "sigma": float(ratings[s].sigma)} for s in specs), key=lambda r: -r["ordinal"])
 
 
-def run_game(key: str, specs: list[str], deals: int, seed: int, workers: int, extra: dict) -> dict:
+SEARCH = ("pimc", "ismcts")
+
+
+def is_search(spec: str) -> bool:
+    return spec.partition(":")[0] in SEARCH
+
+
+def plan_lineups(specs: list[str], n: int, search_alone: bool) -> list[list[str]]:
+    """The round robin's line-ups; with ``search_alone`` (4-5 seats) a search player only ever sits alone
+    against a field of the other player (the field of search players is the costly half)."""
+    plan = lineups(specs, n)
+    if search_alone and n > 2:
+        plan = [lu for lu in plan if not is_search(lu[1])]
+    return plan
+
+
+def run_game(key: str, specs: list[str], deals: int, seed: int, workers: int, extra: dict,
+             search_deals: int | None = None, search_alone: bool = False) -> dict:
     game, flags = GAMES[key]
     flags = {**flags, **extra}
     n = len(make_raw_env(game, **flags).possible_agents)
-    plan = lineups(specs, n)
+    plan = plan_lineups(specs, n, search_alone)
     scores: list[dict[str, np.ndarray]] = []
     margins: dict[tuple[str, str], Interval] = {}
     roles: dict[str, dict[str, np.ndarray]] = {}
     for lineup in plan:
-        res = evaluate(game, lineup, num_deals=deals, seed=seed, flags=flags, workers=workers)
+        num = search_deals if search_deals and any(is_search(x) for x in lineup) else deals
+        print(f"{key}: {' '.join(lineup)} x {num} deals", flush=True)
+        res = evaluate(game, lineup, num_deals=num, seed=seed, flags=flags, workers=workers)
         per_spec, reward, hands = {}, {}, {}
         for spec in dict.fromkeys(lineup):
             idx = [i for i, s in enumerate(lineup) if s == spec]
@@ -174,7 +196,11 @@ def report(results: list[dict], times: dict, notes: dict, args: argparse.Namespa
         f"{os.cpu_count()} CPUs; 1-minute load average {load[0]:.2f} at the start, {load[1]:.2f} at the end; "
         f"{seconds / 60:.1f} minutes).",
         "",
-        f"{args.deals} duplicate deals per line-up (every seat rotated), seed {args.seed}. **Head to head**: the "
+        f"{args.deals} duplicate deals per line-up (every seat rotated)"
+        + (f", {args.search_deals} for the line-ups with a search player" if args.search_deals else "")
+        + (" (a search player only alone against a field: '-' where it would have filled the field)"
+           if args.search_alone else "")
+        + f", seed {args.seed}. **Head to head**: the "
         "margin per hand of the row player alone against the column player (Briscola, Picchetto: its reward; "
         "Pigugnìn: its reward minus the other seats' mean, i.e. busche paid less than the field), 95% interval "
         "over deals; bold where the interval excludes 0 (with only a few deals the intervals mean little: a Student-t "
@@ -241,6 +267,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--time-decisions", type=int, default=40, help="timed decisions per player (0: no timing)")
     parser.add_argument("--flag", type=parse_flag, action="append", default=[], help="extra env flag key=value")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "strength.md")
+    parser.add_argument("--search-deals", type=int, default=None,
+                        help="duplicate deals of the line-ups with a search player (default: --deals)")
+    parser.add_argument("--search-alone", action="store_true",
+                        help="4-5 seats: a search player only plays alone against a field (no field of search players)")
     args = parser.parse_args(argv)
     if args.deals < 2:
         parser.error("--deals must be >= 2 (an interval needs two deals)")
@@ -257,8 +287,10 @@ def main(argv: list[str] | None = None) -> None:
         for note in notes[key]:
             print(f"{key}: {note}", flush=True)
         n = len(make_raw_env(game, **flags).possible_agents)
-        print(f"{key}: {len(specs)} players, {len(lineups(specs, n))} line-ups x {args.deals} deals", flush=True)
-        results.append(run_game(key, specs, args.deals, args.seed, args.workers, extra))
+        plan = plan_lineups(specs, n, args.search_alone)
+        print(f"{key}: {len(specs)} players, {len(plan)} line-ups x {args.deals} deals", flush=True)
+        results.append(run_game(key, specs, args.deals, args.seed, args.workers, extra, args.search_deals,
+                                args.search_alone))
         if args.time_decisions:
             times[key] = {s: time_player(s, game, flags, args.time_decisions, args.seed) for s in specs}
         args.out.write_text(report(results, times, notes, args, command, (load0, os.getloadavg()[0]),
