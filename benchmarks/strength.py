@@ -165,7 +165,9 @@ def run_game(key: str, specs: list[str], deals: int, seed: int, workers: int, ex
             if game == "briscola5":
                 acc = roles.setdefault(spec, {})
                 for counter in ("hands", "played", "caller", "made", "contract", "partner", "defender"):
-                    acc[counter] = acc.get(counter, 0) + sum(res.column(i, counter) for i in idx)
+                    # per-deal counts of every line-up, end to end (line-ups may differ in deals: --search-deals)
+                    acc[counter] = np.concatenate((acc.get(counter, np.zeros(0)),
+                                                   sum(res.column(i, counter) for i in idx)))
         scores.append(per_spec)
         a, b = lineup[0], lineup[1]
         pairs = [(a, b)] + ([(b, a)] if n == 2 else [])

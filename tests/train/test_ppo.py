@@ -63,10 +63,10 @@ def test_smoke_run_of_each_committed_config(game, tmp_path):
     assert any((run / "tb").iterdir())  # TensorBoard events
     evals = rows(run / "eval.csv")
     assert [(r["step"], r["opponent"]) for r in evals] == [
-        (s, o) for s in ("0", "128", "256") for o in ("heuristic", "random")]
+        (s, o) for s in ("0", "128", "256") for o in ("heuristic-v1", "random")]
     assert [r["step"] for r in rows(run / "metrics.csv")] == ["128", "256"]
     report = (run / "report.md").read_text()
-    assert "## Final evaluation of best.mazzo.zip" in report and "| heuristic |" in report and "| random |" in report
+    assert "## Final evaluation of best.mazzo.zip" in report and "| heuristic-v1 |" in report and "| random |" in report
     assert "heuristic in its seat" in report and "learning_curve.png" in report
     assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     meta = read_metadata(run / "best.mazzo.zip")
