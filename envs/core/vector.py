@@ -196,10 +196,7 @@ class VectorEnv:
             if setup is not None:
                 # An explicit deal is built by the AEC engine itself, seeded from this game's stream.
                 rng = np.random.default_rng(int(self.rng[i]))
-                state = self.game.new_state(rng, setup)
-                self._observer.reset(state)
-                self.buf[i] = self._observer.buf
-                self._load(i, state)
+                self._copy_in(i, self.game.new_state(rng, setup))
         self._ready = True
         gather_obs(self.buf, self.gather, self.current_player, self.obs)
         return self._out(self.obs), self._out(self.mask)
@@ -302,6 +299,12 @@ class VectorEnv:
         self._ready = True
         gather_obs(self.buf[i : i + 1], self.gather, self.current_player[i : i + 1], self.obs[i : i + 1])
 
+    def _copy_in(self, i: int, state: Any) -> None:
+        """Game `i` becomes the AEC engine state: its observation buffer rebuilt, its arrays copied."""
+        self._observer.reset(state)
+        self.buf[i] = self._observer.buf
+        self._load(i, state)
+
     def load(self, i: int, state: Any) -> None:
         """Copy an AEC engine state (`game.new_state`, then any number of `game.apply`) into game `i`.
 
@@ -310,9 +313,7 @@ class VectorEnv:
         """
         if not 0 <= i < self.num_envs:
             raise ConfigError(f"{self.game.name}: game index must be 0..{self.num_envs - 1}; got {i!r}")
-        self._observer.reset(state)
-        self.buf[i] = self._observer.buf
-        self._load(i, state)
+        self._copy_in(i, state)
         self.rewards[i] = 0.0
         self.terminated[i] = False
         self.truncated[i] = False
