@@ -48,6 +48,7 @@ Outputs, in ``runs/{game}__{exp_name}__{seed}__{unix time}/`` (those of ``train/
 | ``metrics.csv`` | one row per rollout: steps, episodes, mean training return (game units), losses, learner steps/s |
 | ``eval.csv`` | one row per evaluation and opponent: mean, 95% CI, deals (``train.evaluate.head_to_head``) |
 | ``best.mazzo.zip``, ``last.mazzo.zip`` | safe checkpoints to play (``make_agent("ppo:PATH", game)``) |
+| ``last_state.zip`` | the training state of ``last.mazzo.zip``, for ``--resume`` (JSON and plain arrays; see below) |
 | ``snapshots/`` | self-play snapshots, ``step_<n>.mazzo.zip`` |
 | ``imitation.json`` | the warm start's figures, if any (``bc_episodes > 0``) |
 | ``final_eval.json``, ``report.md``, ``learning_curve.png`` | as ``train/ppo.py`` writes them (``train/report.py``) |
@@ -59,7 +60,32 @@ decisions per second of the rollout and update of that row (the first one includ
 
 Reproducible: the same config and seed give the same numbers (metrics but wall times, eval.csv,
 checkpoints), with the numerics pinned as ``train/ppo.py`` pins them (``PINNED_ENV``: threads, MKL's
-and ATen's code paths) and the same ``torch_threads``. Not supported here: resuming a run.
+and ATen's code paths) and the same ``torch_threads``.
+
+Resuming (``--resume``):
+
+    python -m train.ppo --config configs/briscola5/ppo_batched.yaml --resume runs/<run>/last.mazzo.zip --total_timesteps 6000000
+    python -m train.ppo_batched --resume runs/<run>/last.mazzo.zip --total_timesteps 6000000   # config: the run's config.yaml
+
+At every evaluation (every ``eval_every`` steps and at the end, always at a rollout boundary) the run
+writes ``last_state.zip`` beside ``last.mazzo.zip``: a zip of ``state.json`` (format
+``mazzo-batched-state/1``: the config, counters, the last 100 returns, Adam's hyperparameters, the
+NumPy generators' states, the loop's best/next-evaluation bookkeeping, the snapshot pool's files) and
+``arrays.npz`` (the actor's and critic's weights, Adam's moments and steps, the torch generators'
+states, the engine's games with their random streams, the seat assignment, the decisions carried to
+the next rollout, the episodes in progress). Loading reads JSON and ``np.load(allow_pickle=False)``:
+nothing in the file can run code. A resume makes a new run folder beside the old one (which stays as
+it was), copies ``metrics.csv`` and ``eval.csv`` up to the checkpoint's step, ``imitation.json``,
+``best.mazzo.zip`` and the snapshot pool into it, skips the warm start, restores everything above and
+goes on: a run stopped at a checkpoint and resumed gives the same metrics, evaluations and weights as
+the same run never stopped (``tests/train/test_batched_resume.py``; with the same torch and pinned
+numerics). ``total_timesteps`` may change (and ``eval_every``, ``final_deals``, ``reference_levels``,
+``eval_workers``, ``progress``, ``runs_dir``, ``exp_name``); any other key that differs from the resumed
+run's is refused with a ``ConfigError`` naming it (start a new run, e.g. against ``ppo:PATH``, for a new
+setup). With ``anneal_lr`` a new ``total_timesteps`` changes the schedule from the checkpoint on.
+A missing checkpoint, a checkpoint without ``last_state.zip`` beside it (``best.mazzo.zip``, a
+snapshot, an SB3 run) and a damaged or foreign state file are clear errors. TensorBoard starts a new
+``tb/`` in the new folder; ``metrics.csv``'s ``time`` and the report's wall time add up the segments.
 """
 
 from __future__ import annotations
@@ -68,6 +94,7 @@ import collections
 import json
 import os
 import random
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -172,6 +199,8 @@ class Args:
     eval_workers: int = 1
     """worker processes of the reference evaluations"""
 
+    resume: str | None = None
+    """continue a batched run from its checkpoint: runs/<run>/last.mazzo.zip (the training state is read from last_state.zip beside it; JSON and arrays, never a pickle). A new run folder is made beside it"""
     runs_dir: str = "runs"
     """where run directories are created"""
     sampling: str = "gumbel"
@@ -188,15 +217,23 @@ SEAT_MODES = ("random", "rotate")
 
 
 def _read_engine(argv: list[str]) -> str | None:
-    engine, config = None, None
+    engine, config, resume = None, None, None
     for i, arg in enumerate(argv):
         key, eq, value = arg.partition("=")
-        if key in ("--engine", "--config"):
+        if key in ("--engine", "--config", "--resume"):
             value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
             if key == "--engine":
                 engine = value
-            else:
+            elif key == "--config":
                 config = value
+            else:
+                resume = value
+    if engine is None and config is None and resume:  # `--resume runs/<run>/last.mazzo.zip` alone
+        try:
+            resume_files(resume)
+            return "batched"
+        except (OSError, ConfigError):
+            return None
     if engine is None and config:
         try:
             loaded = yaml.safe_load(Path(config).read_text())
@@ -399,16 +436,22 @@ class BatchedPPO:
         self.global_step = self.episodes = 0
         self.timers: collections.defaultdict = collections.defaultdict(float)
         self.opponent_decisions = 0
+        self.snapshot_files: dict[int, tuple[int, Path]] = {}  # slot -> (step, file) of the self-play pool
 
-    def add_snapshot(self, path: Path, step: int) -> None:
-        """Put the safe checkpoint ``path`` (a frozen learner) in the self-play pool; it samples its policy."""
+    def add_snapshot(self, path: Path, step: int, slot: int | None = None) -> None:
+        """Put the safe checkpoint ``path`` (a frozen learner) in the self-play pool; it samples its policy.
+        ``slot``: put it back where it was (a resume restores the pool's count and generators after)."""
         from agents.checkpoint import load_actor
         from train.batched_opponents import ActorRows
 
         frozen, _ = load_actor(path)
-        slot = self.seats.add_snapshot()
+        if slot is None:
+            slot = self.seats.add_snapshot()
+        elif not 1 + len(self.specs) <= slot < len(self.slots):
+            raise ConfigError(f"snapshot slot {slot} out of range for this config")
         self.slots[slot] = ActorRows(frozen, name=f"snapshot:{step}", greedy=False, sampling=self.args.sampling,
                                      seed=self.opponent_seed + 104729 * slot + step)
+        self.snapshot_files[slot] = (step, Path(path))
 
     def collect(self) -> int:
         """``num_steps`` engine steps: the learner's rows through the networks, the others through their
@@ -541,6 +584,144 @@ class BatchedPPO:
         self.timers["update"] += time.perf_counter() - t0
         return metrics
 
+    # -- the training state, for --resume (``save_train_state`` / ``read_train_state``) ----------------------
+
+    def get_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Everything the next rollouts depend on, at a rollout boundary, as JSON and arrays (copies).
+
+        The networks, Adam's moments and steps, the generators (the learner's sampling, the minibatch
+        order, the seat draws, every opponent's, torch's, NumPy's and Python's global ones), the engine's
+        games with their random streams, the seats, the carried decisions and the episode counters."""
+        import torch
+
+        arrays: dict[str, np.ndarray] = {}
+        for prefix, net in (("actor", self.actor), ("critic", self.critic)):
+            for name, t in net.state_dict().items():
+                arrays[f"{prefix}.{name}"] = t.detach().numpy().copy()
+        opt = self.optimizer.state_dict()
+        opt_keys = {}
+        for pid, st in opt["state"].items():
+            opt_keys[str(pid)] = sorted(st)
+            for k, v in st.items():
+                arrays[f"optim.{pid}.{k}"] = v.detach().numpy().copy()
+        arrays["rng.sample"] = self.sample_gen.get_state().numpy().copy()
+        arrays["rng.shuffle"] = self.shuffle_gen.get_state().numpy().copy()
+        arrays["rng.torch"] = torch.get_rng_state().numpy().copy()
+        np_state = np.random.get_state()
+        arrays["rng.numpy"] = np.asarray(np_state[1]).copy()
+        env = self.env
+        for name, arr in env.state.items():
+            arrays[f"env.state.{name}"] = arr.copy()
+        for name in ("buf", "obs", "mask", "current_player", "rng"):
+            arrays[f"env.{name}"] = getattr(env, name).copy()
+        seats = self.seats
+        for name in ("owner", "selfplay", "rotation"):
+            arrays[f"seats.{name}"] = getattr(seats, name).copy()
+        buf, c = self.buf, self.buf.size
+        if buf.blocks not in ([], [(0, c)]):
+            raise RuntimeError("the training state is taken at a rollout boundary (after update())")
+        for name in ("obs", "mask", "act", "logp", "val", "rew"):
+            arrays[f"buf.{name}"] = getattr(buf, name)[:c].copy()
+        arrays["buf.last"] = buf.last.copy()
+        arrays["ep_ret"], arrays["ep_dec"], arrays["actions"] = self.ep_ret.copy(), self.ep_dec.copy(), self.actions.copy()
+        opponents: dict[str, Any] = {}
+        for k, opp in enumerate(self.slots):
+            gen = getattr(opp, "gen", None)
+            if gen is not None:
+                arrays[f"slot.{k}.gen"] = gen.get_state().numpy().copy()
+            rng = _numpy_rng(opp)
+            if rng is not None:
+                opponents[str(k)] = rng.bit_generator.state
+        state = {
+            "global_step": self.global_step, "episodes": self.episodes, "opponent_decisions": self.opponent_decisions,
+            "returns_vs": list(self.returns_vs), "returns_sp": list(self.returns_sp), "lengths": list(self.lengths),
+            "optimizer": {"param_groups": opt["param_groups"], "state_keys": opt_keys},
+            "numpy_rng": [np_state[0], int(np_state[2]), int(np_state[3]), float(np_state[4])],
+            "python_rng": [random.getstate()[0], list(random.getstate()[1]), random.getstate()[2]],
+            "seats": {"rng": seats.rng.bit_generator.state, "num_snapshots": seats.num_snapshots},
+            "buffer_size": c, "opponents": opponents, "env_state_names": sorted(env.state),
+        }
+        return state, arrays
+
+    def load_state(self, state: dict[str, Any], arrays: dict[str, np.ndarray], where: str = "the training state") -> None:
+        """Restore ``get_state()``'s copy into this trainer, built from the same config (snapshots excepted:
+        ``add_snapshot`` them first). A missing or misshapen part raises ``CheckpointError``."""
+        import torch
+
+        from agents.checkpoint import CheckpointError
+
+        def take(name: str, like: np.ndarray | None = None) -> np.ndarray:
+            if name not in arrays:
+                raise CheckpointError(f"{where}: array {name!r} is missing")
+            a = np.array(arrays[name])  # a writable copy
+            if like is not None and (a.shape != like.shape or a.dtype != like.dtype):
+                raise CheckpointError(f"{where}: array {name!r} is {a.dtype}{list(a.shape)}, this config needs "
+                                      f"{like.dtype}{list(like.shape)} (another config or engine version?)")
+            return a
+
+        try:
+            for prefix, net in (("actor", self.actor), ("critic", self.critic)):
+                net.load_state_dict({name: torch.from_numpy(take(f"{prefix}.{name}", t.numpy()))
+                                     for name, t in net.state_dict().items()})
+            opt = state["optimizer"]
+            groups = [{**g, "betas": tuple(g["betas"])} if "betas" in g else g for g in opt["param_groups"]]
+            self.optimizer.load_state_dict({
+                "state": {int(pid): {k: torch.from_numpy(take(f"optim.{pid}.{k}")) for k in keys}
+                          for pid, keys in opt["state_keys"].items()},
+                "param_groups": groups})
+            self.sample_gen.set_state(torch.from_numpy(take("rng.sample")))
+            self.shuffle_gen.set_state(torch.from_numpy(take("rng.shuffle")))
+            torch.set_rng_state(torch.from_numpy(take("rng.torch")))
+            name, pos, has_gauss, cached = state["numpy_rng"]
+            np.random.set_state((name, take("rng.numpy"), pos, has_gauss, cached))
+            version, internal, gauss = state["python_rng"]
+            random.setstate((version, tuple(internal), gauss))
+            env = self.env
+            if state["env_state_names"] != sorted(env.state):
+                raise CheckpointError(f"{where}: the engine's state arrays are {state['env_state_names']}, this "
+                                      f"engine has {sorted(env.state)}")
+            for name, arr in env.state.items():
+                arr[...] = take(f"env.state.{name}", arr)
+            for name in ("buf", "obs", "mask", "current_player", "rng"):
+                getattr(env, name)[...] = take(f"env.{name}", getattr(env, name))
+            env.rewards[:] = 0.0
+            env.terminated[:] = False
+            env.truncated[:] = False
+            seats = self.seats
+            for name in ("owner", "selfplay", "rotation"):
+                getattr(seats, name)[...] = take(f"seats.{name}", getattr(seats, name))
+            seats.rng.bit_generator.state = state["seats"]["rng"]
+            seats.num_snapshots = int(state["seats"]["num_snapshots"])
+            buf, c = self.buf, int(state["buffer_size"])
+            if not 0 <= c <= len(buf.rew):
+                raise CheckpointError(f"{where}: {c} carried decisions do not fit this config's rollout buffer")
+            for name in ("obs", "mask", "act", "logp", "val", "rew"):
+                getattr(buf, name)[:c] = take(f"buf.{name}", getattr(buf, name)[:c])
+            buf.nxt[:c] = -1
+            buf.done[:c] = False
+            buf.last[...] = take("buf.last", buf.last)
+            buf.size = c
+            buf.blocks = [(0, c)] if c else []
+            self.ep_ret[...] = take("ep_ret", self.ep_ret)
+            self.ep_dec[...] = take("ep_dec", self.ep_dec)
+            self.actions[...] = take("actions", self.actions)
+            for k, opp in enumerate(self.slots):
+                gen = getattr(opp, "gen", None)
+                if gen is not None:
+                    gen.set_state(torch.from_numpy(take(f"slot.{k}.gen")))
+                rng = _numpy_rng(opp)
+                if rng is not None:
+                    rng.bit_generator.state = state["opponents"][str(k)]
+            self.global_step, self.episodes = int(state["global_step"]), int(state["episodes"])
+            self.opponent_decisions = int(state["opponent_decisions"])
+            for dq, key in ((self.returns_vs, "returns_vs"), (self.returns_sp, "returns_sp"), (self.lengths, "lengths")):
+                dq.clear()
+                dq.extend(state[key])
+        except CheckpointError:
+            raise
+        except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as e:
+            raise CheckpointError(f"{where} is damaged or from another config: {type(e).__name__}: {e}") from None
+
     def greedy_probe(self, rows: int = 8) -> tuple[Any, Any]:
         """Observations of the engine now (``rows`` games) and the actor's logits on them."""
         import torch
@@ -548,6 +729,141 @@ class BatchedPPO:
         x = torch.from_numpy(self.env.obs[:rows].copy())
         with torch.no_grad():
             return x, self.actor(x)
+
+
+def _numpy_rng(opponent: Any) -> np.random.Generator | None:
+    """The NumPy generator an opponent draws from (``MaskedRandom``; a Python agent in ``AgentRows``), if any."""
+    for obj in (opponent, getattr(opponent, "agent", None)):
+        rng = getattr(obj, "rng", None)
+        if isinstance(rng, np.random.Generator):
+            return rng
+    return None
+
+
+# -- the training state file (--resume) ------------------------------------------------------------------------
+
+STATE_FORMAT = "mazzo-batched-state/1"
+#: written beside last.mazzo.zip at every evaluation (and at the end)
+STATE_NAME = "last_state.zip"
+STATE_JSON, STATE_ARRAYS = "state.json", "arrays.npz"
+MAX_STATE_JSON = 64 << 20
+MAX_STATE_ARRAYS = 4 << 30
+#: Args a resume may change: they do not change what is trained (everything else must be as in the run resumed)
+RESUME_FREE = ("total_timesteps", "eval_every", "final_deals", "reference_levels", "eval_workers", "progress",
+               "runs_dir", "exp_name", "resume")
+
+
+def save_train_state(path: Path, state: dict[str, Any], arrays: dict[str, np.ndarray]) -> Path:
+    """A zip of exactly ``state.json`` (UTF-8 JSON, ``format``: ``STATE_FORMAT``) and ``arrays.npz`` (NumPy's
+    format, read back with ``allow_pickle=False``): nothing in it can run code when it is loaded."""
+    import io
+    import zipfile
+
+    data = io.BytesIO()
+    np.savez(data, **arrays)
+    text = json.dumps({"format": STATE_FORMAT, **state}, allow_nan=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(STATE_JSON, text.encode("utf-8"))
+        z.writestr(STATE_ARRAYS, data.getvalue())
+    os.replace(tmp, path)  # never a half-written state under the real name
+    return path
+
+
+def read_train_state(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """``save_train_state``'s JSON and arrays; ``CheckpointError`` for anything else (never unpickles)."""
+    import io
+    import zipfile
+
+    from agents.checkpoint import CheckpointError
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = sorted(z.namelist())
+            if names != sorted((STATE_JSON, STATE_ARRAYS)):
+                raise CheckpointError(f"{path}: a training state holds exactly {STATE_JSON} and {STATE_ARRAYS}; "
+                                      f"this file holds {', '.join(names) or 'nothing'}")
+            sizes = {i.filename: i.file_size for i in z.infolist()}
+            if sizes[STATE_JSON] > MAX_STATE_JSON or sizes[STATE_ARRAYS] > MAX_STATE_ARRAYS:
+                raise CheckpointError(f"{path}: a member is larger than allowed")
+            raw_json, raw_arrays = z.read(STATE_JSON), z.read(STATE_ARRAYS)
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
+        raise CheckpointError(f"{path} is not a readable training state ({type(e).__name__}: {e})") from None
+    try:
+        state = json.loads(raw_json.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckpointError(f"{path}: {STATE_JSON} is not JSON ({e})") from None
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+        got = state.get("format") if isinstance(state, dict) else type(state).__name__
+        raise CheckpointError(f"{path}: unknown training state format {got!r}; expected {STATE_FORMAT!r}")
+    try:
+        with np.load(io.BytesIO(raw_arrays), allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:  # an object array (a pickle) is a ValueError
+        raise CheckpointError(f"{path}: {STATE_ARRAYS} is not a plain array archive ({e})") from None
+    return state, arrays
+
+
+def resume_files(resume: str) -> tuple[Path, Path]:
+    """``(last.mazzo.zip, last_state.zip)`` of ``--resume`` (that checkpoint, its run folder or the state file)."""
+    from agents.checkpoint import CheckpointError
+
+    p = Path(resume)
+    if p.is_dir():
+        p = p / "last.mazzo.zip"
+    elif p.name == STATE_NAME:
+        p = p.with_name("last.mazzo.zip")
+    if not p.is_file():
+        raise FileNotFoundError(f"checkpoint not found: {resume!r} (--resume takes runs/<run>/last.mazzo.zip of a "
+                                "batched run)")
+    if not p.name.endswith(".mazzo.zip"):
+        raise CheckpointError(f"{p} is not a batched run's checkpoint: --resume takes runs/<run>/last.mazzo.zip "
+                              "(an SB3 run's last.zip resumes with a config without `engine: batched`)")
+    state = p.with_name(p.name[: -len(".mazzo.zip")] + "_state.zip")
+    if not state.is_file():
+        raise CheckpointError(f"{p} has no {state.name} beside it, so its training state is unknown: --resume takes "
+                              f"the {STATE_NAME.replace('_state', '.mazzo')} of a run of train/ppo_batched.py "
+                              "(best.mazzo.zip and snapshots keep only the actor's weights)")
+    return p, state
+
+
+def _resume_argv(argv: list[str]) -> list[str]:
+    """``--resume X`` without ``--config``: the resumed run's ``config.yaml`` is the config."""
+    keys = [a.partition("=")[0] for a in argv]
+    if "--resume" not in keys or "--config" in keys:
+        return argv
+    i = keys.index("--resume")
+    value = argv[i].partition("=")[2] if "=" in argv[i] else (argv[i + 1] if i + 1 < len(argv) else "")
+    try:
+        checkpoint, _ = resume_files(value)
+    except (OSError, ConfigError):
+        return argv  # main reports it
+    config = checkpoint.parent / "config.yaml"
+    return ["--config", str(config), *argv] if config.is_file() else argv
+
+
+def check_resume(args: Args) -> tuple[Path, dict[str, Any], dict[str, np.ndarray]]:
+    """Read ``--resume``'s training state and check that this command continues the same training."""
+    from agents.checkpoint import CheckpointError, read_metadata
+
+    checkpoint, state_file = resume_files(str(args.resume))
+    state, arrays = read_train_state(state_file)
+    step = read_metadata(checkpoint).get("num_timesteps")
+    if step != state.get("trainer", {}).get("global_step"):
+        raise CheckpointError(f"{checkpoint} (step {step}) and {state_file} (step "
+                              f"{state.get('trainer', {}).get('global_step')}) are not of the same moment of the run")
+    old = state.get("config")
+    if not isinstance(old, dict):
+        raise CheckpointError(f"{state_file}: no config in it")
+    new = json.loads(json.dumps(to_dict(args)))
+    changed = [k for k in new if k not in RESUME_FREE and old.get(k) != new[k]]
+    if changed:
+        what = "; ".join(f"{k}: {old.get(k)!r} in that run, {new[k]!r} here" for k in changed)
+        raise ConfigError(f"cannot resume from {checkpoint}: a resume continues the same training, and this command "
+                          f"changes {what}. Only {', '.join(k for k in RESUME_FREE if k != 'resume')} may change "
+                          "(start a new run, e.g. with opponents: ppo:PATH, for another setup)")
+    return checkpoint, state, arrays
 
 
 # -- the run ---------------------------------------------------------------------------------------------------
@@ -626,7 +942,8 @@ def pretrain(actor: Any, critic: Any, demos: Any, *, epochs: int, lr: float, see
 
 def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched") -> Path:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = parse_args(Args, argv, prog=prog)
+    args = parse_args(Args, _resume_argv(argv), prog=prog)
+    resumed = check_resume(args) if args.resume else None  # before anything is built: clear errors first
     meta = check_args(args)
     from train.runs import (
         EVAL_SEED,
@@ -651,7 +968,14 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
     from agents.trained import TrainedAgent
     from train.report import write_report
 
-    run_dir = new_run_dir(Path(args.runs_dir), args)
+    if resumed:  # a new folder beside the run it continues (which stays as it was), with its curves so far
+        from train.ppo import carry_history
+
+        origin = resumed[0].resolve().parent
+        run_dir = new_run_dir(origin.parent, args)
+        carry_history(origin, run_dir, int(resumed[1]["trainer"]["global_step"]), exact=True)
+    else:
+        run_dir = new_run_dir(Path(args.runs_dir), args)
     run_name = run_dir.name
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(args), sort_keys=False))
     meta = {**meta, "run_name": run_name, "config": to_dict(args)}
@@ -671,7 +995,20 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
 
     trainer = BatchedPPO(args, seeds)
     writer = SummaryWriter(str(run_dir / "tb"))
-    if args.bc_episodes:  # warm start by imitation: the teacher's decisions on the batched engine
+    if resumed:  # the snapshots into their slots, then everything else as it was at the checkpoint
+        checkpoint, saved, arrays = resumed
+        for snap in saved["snapshots"]:
+            src, dst = origin / snap["file"], run_dir / snap["file"]
+            if not src.is_file():
+                from agents.checkpoint import CheckpointError
+
+                raise CheckpointError(f"the self-play snapshot {src} of the resumed run's pool is missing")
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+            trainer.add_snapshot(dst, int(snap["step"]), slot=int(snap["slot"]))
+        trainer.load_state(saved["trainer"], arrays, where=str(checkpoint.with_name(STATE_NAME)))
+        print(f"resumed {origin.name} at step {trainer.global_step}", flush=True)
+    elif args.bc_episodes:  # warm start by imitation: the teacher's decisions on the batched engine
         t0 = time.time()
         bc_seed = int(seeds[5]) % 2**31
         demos = collect_demos(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=bc_seed,
@@ -685,7 +1022,15 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
 
     # -- evaluation, checkpoints and self-play snapshots, at rollout boundaries ---------------------------------
     state: dict[str, Any] = {"best": None, "best_step": None, "next_eval": 0, "last_eval": None,
-                             "next_snapshot": args.snapshot_every, "eval_time": 0.0}
+                             "next_snapshot": args.snapshot_every, "eval_time": 0.0, "train_time": 0.0,
+                             "elapsed": 0.0, "segments": 1}
+    if resumed:
+        loop = resumed[1]["loop"]
+        state.update({k: loop[k] for k in ("best", "best_step", "last_eval", "next_snapshot", "eval_time", "train_time",
+                                           "elapsed")})
+        state["segments"] = int(loop["segments"]) + 1
+        state["next_eval"] = state["last_eval"] + args.eval_every if args.eval_every else float("inf")
+    from_step = trainer.global_step
 
     def save(path: Path) -> Path:
         return save_actor(trainer.actor, path, meta, vf=list(args.net_arch), num_timesteps=trainer.global_step)
@@ -713,10 +1058,23 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
         state["last_eval"] = step
         state["next_eval"] = step + args.eval_every if args.eval_every else float("inf")
         state["eval_time"] += time.time() - t0
+        state["elapsed"] = time.time() - started
+        save_state()
         print(f"step {step}: " + ", ".join(f"vs {r['opponent']} {r['mean']:+.3f}" for r in rows), flush=True)
 
+    def save_state() -> None:
+        """last_state.zip, beside last.mazzo.zip: what --resume needs to go on as if never stopped."""
+        trainer_state, arrays = trainer.get_state()
+        loop = {k: state[k] for k in ("best", "best_step", "last_eval", "next_snapshot", "eval_time", "train_time",
+                                      "elapsed", "segments")}
+        snaps = [{"slot": slot, "step": st, "file": str(path.relative_to(run_dir))}
+                 for slot, (st, path) in sorted(trainer.snapshot_files.items())]
+        save_train_state(run_dir / STATE_NAME, {"config": to_dict(args), "run_name": run_name, "trainer": trainer_state,
+                                                "loop": loop, "snapshots": snaps}, arrays)
+
     # -- training loop ------------------------------------------------------------------------------------------
-    started, train_time = time.time(), 0.0
+    started = time.time() - state["elapsed"]  # metrics.csv's time is cumulative over a resumed run's segments
+    segment_started = time.time()
     interactive = args.progress and sys.stderr.isatty()
     print(f"run {run_name}: training {args.game} for {args.total_timesteps} learner steps in {args.num_envs} games, "
           f"every seat the learner's in {args.all_seats_share:.0%} of them, opponents {trainer.specs}", flush=True)
@@ -733,7 +1091,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
         collected = trainer.collect()
         metrics = trainer.update()
         elapsed = time.time() - t0
-        train_time += elapsed
+        state["train_time"] += elapsed
 
         # log: metrics.csv (the report's columns first) and TensorBoard
         t = trainer
@@ -762,8 +1120,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
         print(file=sys.stderr)
     writer.close()
     wall = round(time.time() - started, 1)
-    timing = {"wall_time": wall, "segment_time": wall, "segments": 1, "from_step": 0, "to_step": trainer.global_step,
-              "resumed_from": None, "train_time": round(train_time, 1), "eval_time": round(state["eval_time"], 1),
+    train_time = state["train_time"]
+    timing = {"wall_time": wall, "segment_time": round(time.time() - segment_started, 1),
+              "segments": state["segments"], "from_step": from_step, "to_step": trainer.global_step,
+              "resumed_from": str(resumed[0].resolve()) if resumed else None, "train_time": round(train_time, 1),
+              "eval_time": round(state["eval_time"], 1),
               "learner_steps_per_s": round(trainer.global_step / train_time, 1) if train_time else None}
 
     # -- final evaluation of best.mazzo.zip on fresh deals, with the reference levels ---------------------------
