@@ -7,7 +7,8 @@
 Speed: uniformly random legal actions, chosen by a small njit helper (not in Python), stepped
 through `vector_env(num_envs).step` with `copy_outputs = False` (the batched trainer's way)
 and with the default copies; next to it, the kernel alone (`_step`: rules, observer buffer,
-mask) and the observation gather alone (`gather_obs` of 1,169 floats per game), and
+mask and, fused into the same loop, the acting seat's 1,169-float observation) and the
+observation gather alone (`gather_seats`, as if run again over every game), and
 `briscola5_v0.env()` stepped the PettingZoo way (`last()`, a random legal action, `step`),
 all in the same process. One env-step = one action of one game. Figures are medians of
 `--repeats` runs, by wall clock and by this process's CPU time (the machine is shared: the
@@ -41,7 +42,7 @@ import numba as nb  # noqa: E402
 import numpy as np  # noqa: E402
 
 from envs import briscola5_v0  # noqa: E402
-from envs.core.vector import gather_obs  # noqa: E402
+from envs.core.vector import gather_seats  # noqa: E402
 
 
 @nb.njit(cache=True)
@@ -89,7 +90,7 @@ def vector_speed(num_envs: int, seconds: float, repeats: int) -> dict[str, tuple
         v._step(acts)
 
     def gather():
-        gather_obs(v.buf, v.gather, v.current_player, v.obs)
+        gather_seats(v.buf, v.current_player, v.obs, *v.gather_tables)
 
     out = {}
     for name, fn, copy in (("step", full, False), ("step+copy", full, True), ("kernel", kernel, False),
@@ -227,8 +228,9 @@ def main() -> None:
             cells = " | ".join(f"{r[k][0]:,.0f} ({r[k][1]:,.0f})" for k in ("step", "step+copy", "kernel", "gather"))
             print(f"| `vector_env` | {b:,} | {cells} | {r['step'][0] / aw:,.0f}x ({r['step'][1] / ac:,.0f}x) |",
                   flush=True)
-        print("\nstep() = the kernel (rules, observer buffer, mask) + the base's action check + the gather of "
-              "the acting seat's 1,169-float observation; `copy_outputs = False` unless 'with copies'.")
+        print("\nstep() = the base's action check + the kernel (rules, observer buffer, mask, and the gather of "
+              "the acting seat's 1,169-float observation in the same loop); `copy_outputs = False` unless "
+              "'with copies'.")
 
     if args.deals > 0:
         differential(args.deals)

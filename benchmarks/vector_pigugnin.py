@@ -137,7 +137,7 @@ def _start_up(cache_dir: str) -> tuple[float, float]:
 def breakdown(num_envs: int, num_players: int, calls: int) -> list[str]:
     """CPU ns per env-step of each part of a step at `num_envs` games."""
     from envs import pigugnin_v0
-    from envs.core.vector import gather_obs
+    from envs.core.vector import gather_seats
 
     venv = pigugnin_v0.vector_env(num_envs, num_players=num_players)
     venv.reset(seed=0)
@@ -155,7 +155,7 @@ def breakdown(num_envs: int, num_players: int, calls: int) -> list[str]:
 
     pick = per_step(lambda: random_legal(venv.mask, state, actions))
     kernel = per_step(lambda: (random_legal(venv.mask, state, actions), venv._step(actions))) - pick
-    gather = per_step(lambda: gather_obs(venv.buf, venv.gather, venv.current_player, venv.obs))
+    gather = per_step(lambda: gather_seats(venv.buf, venv.current_player, venv.obs, *venv.gather_tables))
     whole = per_step(lambda: (random_legal(venv.mask, state, actions), venv.step(actions))) - pick
     venv.copy_outputs = False
     bare = per_step(lambda: (random_legal(venv.mask, state, actions), venv.step(actions))) - pick

@@ -97,7 +97,7 @@ from envs.briscola5.observation import (
     O_TRUMP,
     Briscola5Observer,
 )
-from envs.core.vector import Shared, VectorEnv, rand_below
+from envs.core.vector import Shared, VectorEnv, gather_one, rand_below
 
 __all__ = ["Briscola5VectorEnv"]
 
@@ -500,7 +500,8 @@ def _no_forfeit(i, seat, G, buf, cur):
 
 
 @_jit(nogil=True)
-def _step_kernel(actions, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask, rewards, terminated, truncated):
+def _step_kernel(actions, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask, rewards, terminated, truncated, obs,
+                 runs, nruns, dst, src, nidx):
     for i in range(actions.shape[0]):
         a = actions[i]
         seat = cur[i]
@@ -515,6 +516,7 @@ def _step_kernel(actions, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask, rewards
         else:
             _no_forfeit(i, seat, G, buf, cur)
         _write_mask(i, G, H, cfg, cur, mask)
+        gather_one(i, cur[i], buf, obs, runs, nruns, dst, src, nidx)  # while buf[i] is in cache
 
 
 # -- the engine -----------------------------------------------------------------------------
@@ -526,6 +528,7 @@ class Briscola5VectorEnv(VectorEnv):
     game_class = Briscola5Game
     observer_class = Briscola5Observer
     unsupported: dict[str, str] = {}
+    obs_in_step = True
 
     def _allocate(self, num_envs: int) -> dict[str, np.ndarray]:
         self._cfg = _config(self.flags)
@@ -569,4 +572,5 @@ class Briscola5VectorEnv(VectorEnv):
         self._run(
             _step_kernel, actions, self._G, self._P, self._H, self._perm, self.rng, Shared(self._cfg),
             Shared(self._fcfg), self.buf, self.current_player, self.mask, self.rewards, self.terminated, self.truncated,
+            self.obs, *map(Shared, self.gather_tables),
         )

@@ -44,7 +44,10 @@ import numpy as np
 from envs.core.errors import ConfigError, DealError, IllegalActionError
 from envs.core.game import CardGame, Observer
 
-__all__ = ["VectorEnv", "Shared", "first_illegal", "gather_obs", "rand_below", "seed_streams"]
+__all__ = [
+    "VectorEnv", "Shared", "first_illegal", "gather_obs", "gather_one", "gather_seats", "gather_tables", "rand_below",
+    "seed_streams",
+]
 
 
 # -- kernels shared by every game ---------------------------------------------------------
@@ -63,7 +66,8 @@ def rand_below(rng: np.ndarray, i: int, n: int) -> int:
 
 @nb.njit(cache=True, nogil=True)
 def gather_obs(buf: np.ndarray, gather: np.ndarray, seats: np.ndarray, obs: np.ndarray) -> None:
-    """`obs[i] = buf[i][gather[seats[i]]]`: the seat-relative view of every game."""
+    """`obs[i] = buf[i][gather[seats[i]]]`: the seat-relative view of every game (reference form;
+    the engines use the faster `gather_seats` on the same layout)."""
     size = obs.shape[1]
     for i in range(obs.shape[0]):
         g = gather[seats[i]]
@@ -71,6 +75,71 @@ def gather_obs(buf: np.ndarray, gather: np.ndarray, seats: np.ndarray, obs: np.n
         o = obs[i]
         for j in range(size):
             o[j] = b[g[j]]
+
+
+#: a contiguous run of at least this many values is copied as a block, shorter ones value by value
+MIN_RUN = 8
+
+
+def gather_tables(gather: np.ndarray, min_run: int = MIN_RUN) -> tuple[np.ndarray, ...]:
+    """The per-seat gather index arrays `(num_players, obs_size)` as copy tables for `gather_one`.
+
+    Most of an observation is whole fields that the rotation to the observer leaves contiguous
+    (hands, card planes, the bids of a seat); copying those as blocks, and only the rest (the
+    card-by-seat planes rotated inside each card) value by value, measured 2x faster than the
+    plain gather. Returns `(runs, nruns, dst, src, nidx)`:
+
+    | array | dtype, shape | meaning |
+    |---|---|---|
+    | `runs` | uint32 `(P, R, 3)` | seat `s`'s blocks: obs offset, buffer offset, length |
+    | `nruns` | uint32 `(P,)` | how many rows of `runs[s]` are used |
+    | `dst`, `src` | uint32 `(P, M)` | the single values: `obs[dst] = buf[src]` |
+    | `nidx` | uint32 `(P,)` | how many of them |
+
+    Unsigned indices spare numba's negative-index checks, which keep the loops from vectorizing.
+    """
+    blocks, singles = [], []
+    for g in np.asarray(gather, dtype=np.int64):
+        ends = np.flatnonzero(np.diff(g) != 1) + 1
+        starts = np.concatenate(([0], ends))
+        stops = np.concatenate((ends, [len(g)]))
+        long_runs = [(a, g[a], b - a) for a, b in zip(starts, stops, strict=True) if b - a >= min_run]
+        short = np.concatenate([np.arange(a, b) for a, b in zip(starts, stops, strict=True) if b - a < min_run]
+                               or [np.zeros(0, dtype=np.int64)])
+        blocks.append(long_runs)
+        singles.append((short, g[short]))
+    n = len(blocks)
+    runs = np.zeros((n, max(1, max(map(len, blocks))), 3), dtype=np.uint32)
+    width = max(1, max(len(d) for d, _ in singles))
+    dst = np.zeros((n, width), dtype=np.uint32)
+    src = np.zeros((n, width), dtype=np.uint32)
+    for s in range(n):
+        if blocks[s]:
+            runs[s, : len(blocks[s])] = blocks[s]
+        dst[s, : len(singles[s][0])] = singles[s][0]
+        src[s, : len(singles[s][1])] = singles[s][1]
+    nruns = np.array([len(b) for b in blocks], dtype=np.uint32)
+    nidx = np.array([len(d) for d, _ in singles], dtype=np.uint32)
+    return runs, nruns, dst, src, nidx
+
+
+@nb.njit(cache=True, nogil=True, inline="always", _nrt=False)
+def gather_one(i, seat, buf, obs, runs, nruns, dst, src, nidx) -> None:
+    """`obs[i]` = seat `seat`'s view of `buf[i]`, from the tables of `gather_tables`."""
+    for k in range(nruns[seat]):
+        d = runs[seat, k, 0]
+        s = runs[seat, k, 1]
+        for j in range(runs[seat, k, 2]):
+            obs[i, d + j] = buf[i, s + j]
+    for j in range(nidx[seat]):
+        obs[i, dst[seat, j]] = buf[i, src[seat, j]]
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def gather_seats(buf, seats, obs, runs, nruns, dst, src, nidx) -> None:
+    """`obs[i]` = seat `seats[i]`'s view of `buf[i]` for every game (`gather_obs`, faster)."""
+    for i in range(obs.shape[0]):
+        gather_one(i, seats[i], buf, obs, runs, nruns, dst, src, nidx)
 
 
 @nb.njit(cache=True)
@@ -120,11 +189,15 @@ class VectorEnv:
       (writes the state, `buf`, `current_player` and `mask`);
     * `_load(i, state)`: copy an AEC engine state (made by `game.new_state`) into game `i`;
     * `_step(actions)`: apply one action per game (legal: checked here), write `buf`, `rewards`,
-      `terminated`, `truncated`, `current_player`, `mask`, and re-deal finished games.
+      `terminated`, `truncated`, `current_player`, `mask` (and `obs` when `obs_in_step`), and
+      re-deal finished games.
     """
 
     game_class: type[CardGame]
     observer_class: type[Observer]
+    #: True when `_step` writes `obs` itself (each game's view gathered right after its move, while its
+    #: buffer row is still in cache); otherwise the base gathers every game after `_step`
+    obs_in_step: bool = False
     #: flags whose non-default values the engine cannot play: {flag: why}
     unsupported: dict[str, str] = {}
 
@@ -147,6 +220,8 @@ class VectorEnv:
         self.num_actions = self.game.num_actions
         self.obs_size = layout.obs_size
         self.gather = np.ascontiguousarray(np.stack(layout.gather).astype(np.int64))
+        #: `gather_tables(self.gather)`: the same gather as block copies (what the kernels use)
+        self.gather_tables = gather_tables(self.gather)
         n, b = self.num_players, self.num_envs
         self.buf = np.zeros((b, layout.abs_size), dtype=np.float32)
         self.obs = np.zeros((b, self.obs_size), dtype=np.float32)
@@ -198,7 +273,7 @@ class VectorEnv:
                 rng = np.random.default_rng(int(self.rng[i]))
                 self._copy_in(i, self.game.new_state(rng, setup))
         self._ready = True
-        gather_obs(self.buf, self.gather, self.current_player, self.obs)
+        gather_seats(self.buf, self.current_player, self.obs, *self.gather_tables)
         return self._out(self.obs), self._out(self.mask)
 
     def _parse_options(self, options: Sequence[dict | None] | None) -> list:
@@ -244,7 +319,8 @@ class VectorEnv:
         self.terminated[:] = False
         self.truncated[:] = False
         self._step(acts)
-        self._run(gather_obs, self.buf, Shared(self.gather), self.current_player, self.obs)
+        if not self.obs_in_step:
+            self._run(gather_seats, self.buf, self.current_player, self.obs, *map(Shared, self.gather_tables))
         return (
             self._out(self.obs), self._out(self.mask), self._out(self.rewards),
             self._out(self.terminated), self._out(self.truncated), {},
@@ -273,7 +349,7 @@ class VectorEnv:
         if ((seat < 0) | (seat >= self.num_players)).any():
             raise ConfigError(f"{self.game.name}: seats must be 0..{self.num_players - 1}; got {seats!r}")
         out = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
-        gather_obs(self.buf, self.gather, np.ascontiguousarray(seat), out)
+        gather_seats(self.buf, np.ascontiguousarray(seat), out, *self.gather_tables)
         return out
 
     def get_state(self, i: int) -> dict[str, np.ndarray]:
@@ -297,7 +373,7 @@ class VectorEnv:
         self.current_player[i] = state["_current_player"][0]
         self.mask[i] = state["_mask"]
         self._ready = True
-        gather_obs(self.buf[i : i + 1], self.gather, self.current_player[i : i + 1], self.obs[i : i + 1])
+        self._gather_game(i)
 
     def _copy_in(self, i: int, state: Any) -> None:
         """Game `i` becomes the AEC engine state: its observation buffer rebuilt, its arrays copied."""
@@ -318,7 +394,10 @@ class VectorEnv:
         self.terminated[i] = False
         self.truncated[i] = False
         self._ready = True
-        gather_obs(self.buf[i : i + 1], self.gather, self.current_player[i : i + 1], self.obs[i : i + 1])
+        self._gather_game(i)
+
+    def _gather_game(self, i: int) -> None:
+        gather_seats(self.buf[i : i + 1], self.current_player[i : i + 1], self.obs[i : i + 1], *self.gather_tables)
 
     def _out(self, arr: np.ndarray) -> np.ndarray:
         return arr.copy() if self.copy_outputs else arr
