@@ -18,8 +18,9 @@ $(STAMP): pyproject.toml
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
+# Both cores; the tests that start a Ray cluster share one worker (xdist_group "ray-cluster").
 test: $(STAMP) lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 # Day-to-day tier: everything but the tests marked slow (long playouts, training runs, notebooks).
 test-fast: $(STAMP) lint

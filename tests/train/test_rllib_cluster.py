@@ -25,7 +25,13 @@ from agents.registry import make_agent  # noqa: E402
 from envs.core.errors import ConfigError  # noqa: E402
 from train.evaluate import evaluate  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")]
+# One xdist worker runs every test here, one after another (`make test` runs `--dist loadgroup`): the
+# leftover-process check must not see another test's cluster.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.xdist_group("ray-cluster"),
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc"),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 RAY_MARKERS = ("raylet", "gcs_server", "ray::", "ray/dashboard", "dashboard_agent", "log_monitor",
