@@ -8,6 +8,7 @@ work. ``--save-actions`` / ``--check-actions`` write or compare the actions the 
 choose on those observations (a refactor must not change a single one).
 
     python benchmarks/heuristic_speed.py                       # all four configurations
+    python benchmarks/heuristic_speed.py --agents heuristic heuristic-v1 plain
     python benchmarks/heuristic_speed.py --games briscola5 --obs 2000 --repeat 3
     python benchmarks/heuristic_speed.py --save-actions /tmp/before.json
     python benchmarks/heuristic_speed.py --check-actions /tmp/before.json
@@ -111,6 +112,8 @@ def main() -> None:
     parser.add_argument("--obs", type=int, default=5000, help="observations collected per configuration")
     parser.add_argument("--repeat", type=int, default=5, help="timed passes over the observations")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--agents", nargs="+", default=["heuristic"],
+                        help="rule-based players to time (heuristic, heuristic-v1, plain), each on the same observations")
     parser.add_argument("--save-actions", metavar="FILE", help="write the chosen actions (JSON) to FILE")
     parser.add_argument("--check-actions", metavar="FILE", help="compare the chosen actions with FILE")
     args = parser.parse_args()
@@ -123,19 +126,21 @@ def main() -> None:
           f"numpy {np.__version__}")
     print(f"before: {load()}")
     print()
-    print("| heuristic | observations | decisions/s (best) | decisions/s (median) | decisions per CPU-s (best) "
+    print("| configuration | player | observations | decisions/s (best) | decisions/s (median) | decisions per CPU-s (best) "
           "| µs per decision (best) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|")
     actions: dict[str, list[int]] = {}
     for name in args.games:
         game, flags = CONFIGS[name]
         observations = collect(game, flags, args.obs, args.seed)
-        agent = make_agent("heuristic", game, seed=args.seed)
-        actions[name] = [int(agent.act(obs)) for obs in observations]  # also warms up
-        wall, cpu = time_agent(agent, observations, args.repeat)
-        best, median = max(wall), statistics.median(wall)
-        print(f"| {name} | {len(observations):,} | {best:,.0f} | {median:,.0f} | {max(cpu):,.0f} | {1e6 / best:,.0f} |",
-              flush=True)
+        for spec in args.agents:
+            agent = make_agent(spec, game, seed=args.seed, flags=flags)
+            key = name if spec == "heuristic" else f"{name} / {spec}"
+            actions[key] = [int(agent.act(obs)) for obs in observations]  # also warms up
+            wall, cpu = time_agent(agent, observations, args.repeat)
+            best, median = max(wall), statistics.median(wall)
+            print(f"| {name} | {spec} | {len(observations):,} | {best:,.0f} | {median:,.0f} | {max(cpu):,.0f} "
+                  f"| {1e6 / best:,.0f} |", flush=True)
     print()
     print(f"after: {load()}")
 
