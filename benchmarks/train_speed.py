@@ -4,11 +4,13 @@
     python benchmarks/train_speed.py --games briscola5 --rollouts 3 --sb3-steps 2048
     python benchmarks/train_speed.py --threads 2                      # torch threads (default 1, as the configs)
     python benchmarks/train_speed.py --no-sb3 --set 'net_arch=[64, 64]' --set n_epochs=1   # a config variant
+    python benchmarks/train_speed.py --games briscola5 --default-only --rollouts 10   # the config as it is, and SB3's
 
 For each game:
 
 | row | what is timed |
 |---|---|
+| batched, ``config (<opponents>)`` | ``configs/<game>/ppo_batched.yaml`` as it is (its own opponents: ``heuristic-v1``, the frozen numba port of the 0.1 heuristic): the issue's "default batched config" |
 | batched, ``<opponents>`` | ``train.ppo_batched.BatchedPPO`` built from ``configs/<game>/ppo_batched.yaml`` with ``opponents`` replaced (``random``; ``heuristic``: the numba port of ``agents/batched/<game>.py``; ``heuristic-python``: the Python heuristic called row by row) and everything else as the config says (its share of self-play games too, and ``--set`` overrides): ``--rollouts`` rollouts and updates after one warm-up (numba compiles, torch's first calls) |
 | batched, self-play only | the same config with ``all_seats_share: 1`` (no opponent at all) |
 | SB3, ``<opponents>`` | ``train/ppo.py``'s model on ``configs/<game>/ppo.yaml`` (MaskablePPO on ``SingleSeatEnv``, DummyVecEnv): ``model.learn(--sb3-steps)`` after one warm-up rollout; ``heuristic`` is that config's own opponents |
@@ -117,6 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sb3-steps", type=int, default=4096, help="timed learner steps of the SB3 script")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--no-sb3", action="store_true", help="skip the SB3 rows")
+    parser.add_argument("--default-only", action="store_true",
+                        help="only the batched config as it is and the SB3 default config (no opponent variants)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a key of the batched configs (YAML value), e.g. --set 'net_arch=[64, 64]'")
     args = parser.parse_args(argv)
@@ -126,6 +130,9 @@ def main(argv: list[str] | None = None) -> None:
 
     import torch
 
+    from train.config import load_config
+    from train.ppo_batched import Args as BatchedArgs
+
     torch.set_num_threads(args.threads)
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
@@ -134,7 +141,16 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for game in args.games:
         sb3 = None if args.no_sb3 else sb3_rate(game, args.sb3_steps)
-        measured = [
+        own = load_config(BatchedArgs, ROOT / f"configs/{game}/ppo_batched.yaml", overrides).opponents
+        measured = [("batched", f"config ({own})", batched_rate(game, args.rollouts, **overrides))]
+        if sb3 is not None and args.default_only:
+            measured.append(("SB3 (default config)", "heuristic", sb3))
+        if args.default_only:
+            for trainer, opp, r in measured:
+                ratio = r["per_cpu"] / sb3["per_cpu"] if sb3 else None
+                rows.append((game, trainer, opp, r, ratio))
+            continue
+        measured += [
             ("batched", "random", batched_rate(game, args.rollouts, opponents="random", **overrides)),
             ("batched", "heuristic", batched_rate(game, args.rollouts, opponents="heuristic", **overrides)),
             ("batched", "heuristic-python", batched_rate(game, args.rollouts, opponents="heuristic-python",

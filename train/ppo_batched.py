@@ -389,6 +389,36 @@ def policy_and_value(actor: Any, critic: Any, x: Any, stacked: tuple[Any, Any, i
     return actor.action_net(actor.policy_net[1:](h_actor)), head(body[1:](h_critic))[:, 0]
 
 
+def inference_layers(net: Any) -> list[tuple[Any, Any, Any]] | None:
+    """``net`` (the actor or the critic) as ``[(weight, bias, activation_)]``: the same ops as calling the module,
+    without its per-call Python overhead, for the rollout's forward passes (``run_layers``). The activation is
+    an in-place op (same values) or None; None for a network this does not know (then call the module)."""
+    import torch
+    from torch import nn
+
+    inplace = {nn.Tanh: torch.tanh_, nn.ReLU: torch.relu_, nn.Sigmoid: torch.sigmoid_}
+    mods = [m for m in net.modules() if not isinstance(m, (nn.Sequential, nn.Flatten))]
+    layers: list[tuple[Any, Any, Any]] = []
+    for m in mods:
+        if isinstance(m, nn.Linear):
+            layers.append((m.weight, m.bias, None))
+        elif type(m) in inplace and layers and layers[-1][2] is None:
+            layers[-1] = (layers[-1][0], layers[-1][1], inplace[type(m)])
+        else:
+            return None
+    return layers
+
+
+def run_layers(layers: list[tuple[Any, Any, Any]], x: Any) -> Any:
+    import torch.nn.functional as F
+
+    for weight, bias, act in layers:
+        x = F.linear(x, weight, bias)
+        if act is not None:
+            act(x)
+    return x
+
+
 # -- the trainer -----------------------------------------------------------------------------------------------
 
 
@@ -459,7 +489,7 @@ class BatchedPPO:
         import torch
 
         from agents.checkpoint import HUGE_NEG
-        from train.batched_opponents import SAMPLERS
+        from train.batched_opponents import SAMPLERS, gumbel_max_legal
 
         args, env, buf, seats, timers = self.args, self.env, self.buf, self.seats, self.timers
         games, actions, clock = self.games, self.actions, time.perf_counter
@@ -468,6 +498,8 @@ class BatchedPPO:
         with torch.inference_mode():
             # the weights do not change during a rollout
             stacked = first_layers(self.actor, self.critic) if args.stack_first_layers else None
+            fast = None if stacked else (inference_layers(self.actor), inference_layers(self.critic))
+            fast = fast if fast and None not in fast else None
             for _ in range(args.num_steps):
                 t0 = clock()
                 cur = env.current_player.copy()
@@ -478,9 +510,15 @@ class BatchedPPO:
                     np.take(env.obs, learner, axis=0, out=buf.obs[s])
                     np.not_equal(np.take(env.mask, learner, axis=0), 0, out=buf.mask[s])
                     x, legal = torch.from_numpy(buf.obs[s]), torch.from_numpy(buf.mask[s])
-                    logits, value = policy_and_value(self.actor, self.critic, x, stacked)
-                    logits = logits.masked_fill(~legal, HUGE_NEG)
-                    a = SAMPLERS[args.sampling](logits, self.sample_gen)
+                    if fast:  # the modules' ops without their call overhead: the same numbers
+                        logits, value = run_layers(fast[0], x), run_layers(fast[1], x)[:, 0]
+                    else:
+                        logits, value = policy_and_value(self.actor, self.critic, x, stacked)
+                    logits.masked_fill_(~legal, HUGE_NEG)
+                    if args.sampling == "gumbel":  # gumbel_max's actions, drawn on the legal logits only
+                        a = gumbel_max_legal(logits, legal, self.sample_gen)
+                    else:
+                        a = SAMPLERS[args.sampling](logits, self.sample_gen)
                     buf.act[s] = a.numpy()
                     buf.logp[s] = torch.log_softmax(logits, -1).gather(1, a[:, None])[:, 0].numpy()
                     buf.val[s] = value.numpy()
@@ -538,27 +576,28 @@ class BatchedPPO:
         obs_t, mask_t = torch.from_numpy(buf.obs), torch.from_numpy(buf.mask)
         act_t, logp_t = torch.from_numpy(buf.act), torch.from_numpy(buf.logp)
         adv_t, ret_t = torch.from_numpy(adv), torch.from_numpy(ret)
+        rows = torch.index_select  # the same rows as obs_t[mb], 2.5x faster than advanced indexing
         sums: dict[str, float] = collections.defaultdict(float)
         batches = 0
         for _ in range(args.n_epochs):
             approx_kl = 0.0
             for mb in idx[torch.randperm(len(idx), generator=self.shuffle_gen)].split(args.minibatch_size):
-                x = obs_t[mb]
+                x = rows(obs_t, 0, mb)
                 stacked = first_layers(self.actor, self.critic) if args.stack_first_layers else None
                 logits, value = policy_and_value(self.actor, self.critic, x, stacked)
-                logits = logits.masked_fill(~mask_t[mb], HUGE_NEG)
+                logits = logits.masked_fill(~rows(mask_t, 0, mb), HUGE_NEG)
                 logp_all = torch.log_softmax(logits, -1)
-                newlogp = logp_all.gather(1, act_t[mb][:, None])[:, 0]
+                newlogp = logp_all.gather(1, rows(act_t, 0, mb)[:, None])[:, 0]
                 # masked: probability 0 times a finite log, no NaN; softmax, not exp(logp): exp's underflow
                 # path on -1e8 is 50x slower
                 entropy = -(torch.softmax(logits, -1) * logp_all).sum(-1).mean()
-                logratio = newlogp - logp_t[mb]
+                logratio = newlogp - rows(logp_t, 0, mb)
                 ratio = logratio.exp()
-                mb_adv = adv_t[mb]
+                mb_adv = rows(adv_t, 0, mb)
                 if args.norm_adv and len(mb) > 1:
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
                 pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - args.clip_range, 1 + args.clip_range)).mean()
-                value_loss = ((value - ret_t[mb]) ** 2).mean()
+                value_loss = ((value - rows(ret_t, 0, mb)) ** 2).mean()
                 loss = pg_loss - args.ent_coef * entropy + args.vf_coef * value_loss
                 self.optimizer.zero_grad()
                 loss.backward()
