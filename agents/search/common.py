@@ -7,7 +7,7 @@
 | ``clone(game, state, rng)``, ``hand_no(game, state)``, ``vector_hand_no(game, vec)`` | a copy for search, the hand in progress of a state and of every game of a VectorEnv (the game's ``worlds.vector_hand_no`` when it exists) |
 | ``candidates(game, state, legal)`` | the moves a search considers (Briscola's auction and call are pruned, see below) |
 | ``solve(game, rules, state, seat, start)`` | the exact value of a small endgame in one world (alpha-beta: teams in Briscola, the seat alone against the others in Pigugnìn, two players in Picchetto) |
-| ``Playouts`` | loads worlds into one batched engine (``VectorEnv.load``) and plays every game to the end of its hand with the numba heuristics (or uniformly random moves), summing each seat's rewards |
+| ``Playouts`` | loads worlds into one batched engine (``VectorEnv.load``) and plays every game to the end of its hand with the numba heuristics, a trained network (``NetworkRows``: ``pretrained:GAME``, ``ppo:PATH``) or uniformly random moves, summing each seat's rewards |
 
 A determinizer has ``seat`` (the absolute seat of the searching player in its worlds: observations are
 seat-relative, so any seat serves), ``reset()``, ``observe(observation)`` and ``sample(n, rng)``.
@@ -37,7 +37,7 @@ from envs.registry import game_spec
 __all__ = [
     "require_numba", "worlds_module", "SampledWorlds", "PerfectInformation", "clone", "hand_no", "vector_hand_no",
     "candidates", "hidden_move", "Playouts", "BID_STEPS", "BID_LEVELS", "engine", "resolve_flags", "solve",
-    "same_side", "in_trick_play",
+    "same_side", "in_trick_play", "NetworkRows",
 ]
 
 #: bid raises over the lowest legal bid that the Briscola auction searches (besides PASS)
@@ -222,21 +222,27 @@ class Playouts:
     until the hand in progress is over (its ``hand_no`` changes, or the episode ends). Returns the rewards
     of every seat summed over each game's playout (float64 ``(batch, num_players)``).
 
-    The playout policy: ``"heuristic"`` (the game's numba heuristic, ``agents/batched``: deterministic)
-    or ``"random"`` (uniform over the legal moves, from ``rng``).
+    The playout policy: ``"heuristic"`` (the game's numba heuristic, ``agents/batched``: deterministic),
+    ``"random"`` (uniform over the legal moves, from ``rng``) or a trained agent's spec, ``"pretrained:GAME"``
+    or ``"ppo:PATH"`` (``NetworkRows``: its most probable legal move, batched; deterministic; needs torch).
     """
 
     MAX_STEPS = 2000
 
     def __init__(self, game: str, flags: Mapping[str, Any], policy: str = "heuristic"):
         require_numba("the search players")
-        if policy not in ("heuristic", "random"):
-            raise ConfigError(f"unknown playout {policy!r}; allowed: 'heuristic', 'random'")
+        if not isinstance(policy, str) or not (policy in ("heuristic", "random") or (
+                policy.partition(":")[0] in ("pretrained", "ppo") and policy.partition(":")[2])):
+            raise ConfigError(f"unknown playout {policy!r}; allowed: 'heuristic', 'random', 'pretrained:GAME', "
+                              "'ppo:PATH'")
         self.game = game
         self.flags = dict(flags)
         self.policy = policy
-        module, _, name = _BATCHED[game].partition(":")
-        self._heuristic = getattr(importlib.import_module(module), name)(game, flags=self.flags)
+        if policy in ("heuristic", "random"):
+            module, _, name = _BATCHED[game].partition(":")
+            self._heuristic = getattr(importlib.import_module(module), name)(game, flags=self.flags)
+        else:
+            self._heuristic = NetworkRows(policy, game, self.flags)
         self._vecs: dict[int, Any] = {}
         self._observer: Any = None
         self.games_played = 0
@@ -268,7 +274,7 @@ class Playouts:
         return int(self._heuristic.act(obs, mask)[0])
 
     def act(self, vec: Any, rng: np.random.Generator) -> np.ndarray:
-        if self.policy == "heuristic":
+        if self.policy != "random":
             return self._heuristic.act(vec.obs, vec.mask)
         noise = rng.random(vec.mask.shape, dtype=np.float32) + 1.0
         return np.argmax(noise * (vec.mask != 0), axis=1).astype(np.int64)
@@ -311,6 +317,32 @@ class Playouts:
             raise RuntimeError(f"{self.game}: a playout did not end its hand within {self.MAX_STEPS} steps")
         self.games_played += size
         return total
+
+
+class NetworkRows:
+    """A trained policy (``pretrained:GAME`` or ``ppo:PATH``, the safe checkpoint's actor) as a playout policy:
+    the legal action of the largest logit in every row of a batch (the most probable one, as ``TrainedAgent``
+    plays by default: deterministic), computed on one thread (a small network on a few hundred rows: more
+    threads only cost more CPU)."""
+
+    def __init__(self, spec: str, game: str, flags: Mapping[str, Any]):
+        from agents.registry import make_agent
+
+        self.spec = spec
+        self.actor = make_agent(spec, game, flags=dict(flags)).actor  # the safe loader and its shape check
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        import torch
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            with torch.inference_mode():
+                logits = self.actor(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
+                legal = torch.from_numpy(np.ascontiguousarray(mask)) != 0
+                return logits.masked_fill(~legal, -math.inf).argmax(-1).numpy().astype(np.int64)
+        finally:
+            torch.set_num_threads(threads)
 
 
 def replicate(vec: Any, src: np.ndarray, dst: np.ndarray) -> None:

@@ -9,34 +9,47 @@ At every decision the player:
 3. values every candidate move (every legal move; Briscola's auction and call are pruned, see
    ``agents.search.common``) in every world by ``playouts`` playouts to the end of the hand in
    progress, all at once on the game's batched engine: one ``VectorEnv`` of worlds x moves x
-   playouts games, each world loaded once (``VectorEnv.load``) and copied, the numba heuristic
-   (``agents/batched``) or uniformly random moves acting for every seat until each game's hand is
-   over. A move's value in a world is the seat's rewards summed over the playout (Briscola: the
-   hand's credits; Pigugnìn: minus the busche paid, plus the outcome reward if the game ends;
-   Picchetto: every point scored minus every point conceded, zero-sum);
+   playouts games, each world loaded once (``VectorEnv.load``) and copied, the playout policy acting
+   for every seat until each game's hand is over (Briscola and Pigugnìn: the numba heuristic,
+   ``agents/batched``; Picchetto: the shipped pretrained network, greedy, batched). A move's value in
+   a world is the seat's rewards summed over the playout (Briscola: the hand's credits; Pigugnìn: minus
+   the busche paid, plus the outcome reward if the game ends; Picchetto: every point scored minus every
+   point conceded, zero-sum); in Picchetto's trick play, once the seat holds ``endgame`` cards or fewer,
+   every world is solved exactly instead;
 4. averages over worlds and playouts and plays the best move (ties broken by its seeded generator).
 
 | keyword | default | meaning |
 |---|---|---|
-| ``worlds`` | per game: 32 (Briscola), 40 (Pigugnìn), 96 (Picchetto) | worlds sampled per decision |
-| ``playouts`` | 1 | playouts per world and move (the heuristic playout is deterministic: more only help ``playout="random"``) |
-| ``playout`` | ``"heuristic"`` | ``"heuristic"`` (numba heuristic at every seat) or ``"random"`` |
-| ``endgame`` | 3 in Picchetto, else 0 (off) | in trick play, once the seat holds at most this many cards (1-4), every world is solved exactly instead of played out: alpha-beta over every continuation with every card of the world known (Briscola: caller and partner against the defenders; Picchetto: the two players; Pigugnìn: the seat against all the others, paranoid). Exact but slow in Python: 2-3 cards is the practical range |
+| ``worlds`` | per game: 32 (Briscola), 40 (Pigugnìn), 64 (Picchetto) | worlds sampled per decision |
+| ``playouts`` | 1 | playouts per world and move (the heuristic and network playouts are deterministic: more only help ``playout="random"``) |
+| ``playout`` | ``"pretrained:picchetto"`` in Picchetto, else ``"heuristic"`` | the policy of every seat in the playouts: ``"heuristic"`` (numba heuristic), ``"random"``, or a trained agent, ``"pretrained:GAME"`` or ``"ppo:PATH"`` (its most probable legal move; needs torch, ``pip install 'mazzo[train]'``) |
+| ``endgame`` | 3 in Picchetto, else 0 (off) | in trick play, once the seat holds at most this many cards (0-12), every world is solved exactly instead of played out: alpha-beta over every continuation with every card of the world known (Briscola: caller and partner against the defenders; Picchetto: the two players; Pigugnìn: the seat against all the others, paranoid). Picchetto: ``agents.search.picchetto_endgame`` (numba; 5-6 cards still take well under a millisecond per world); the other games in Python, where 2-3 cards is the practical range |
+| ``infer`` | 0 (off) | Picchetto only: the temperature of an opponent model for the worlds once the opponent has exchanged: ``oversample`` x ``worlds`` worlds drawn, then ``worlds`` of them redrawn by the likelihood of the opponent's discards in each (``discard_likelihood``); 3.5 fits the pretrained agent's discards |
+| ``oversample`` | 4 | with ``infer``: worlds drawn per world kept |
 | ``seconds`` | None | a wall-clock budget instead: batches of ``worlds`` worlds until the time is spent (at least one); not reproducible |
 | ``determinizer`` | None | an object with ``seat``, ``reset``, ``observe``, ``sample(n, rng)``; default ``SampledWorlds`` (the game's ``worlds.py``); ``PerfectInformation(env, agent)`` cheats (tests, upper bounds) |
 
-The default budget stays under 100 ms per decision on the project's 2-core machine. Milliseconds per
+Picchetto's defaults (issue 13: beat the pretrained agent too). With heuristic playouts PIMC was level with
+the pretrained agent (-0.04 points per hand [-3.88, +3.80], 60 duplicate deals), whatever its budget (384
+worlds: +0.09 [-2.99, +3.17]), endgame depth (exact from 6 cards: +0.92 [-1.59, +3.42], 100 deals) or
+opponent model (``infer=3.5``: +0.20 [-2.28, +2.68], 100 deals); what the playouts assume about the rest of
+the hand was the limit. With the pretrained network playing the playouts, the search improves on that
+policy and best-responds to it: +3.85 [+1.90, +5.79] over the same 100 deals (48 worlds).
+
+The default budget stays under 100 ms of CPU per decision on the project's 2-core machine. Milliseconds per
 decision with a choice, median / p95, at a load average of 0.9 (wall = CPU;
 ``python benchmarks/search_speed.py --decisions 40 --players pimc ismcts``): Briscola 24 / 46, Pigugnìn 11 / 23
-(5 players 12 / 30), Picchetto (96 worlds, exact endgames) 29 / 86. At a load average of 8 from other jobs
-the CPU time stays about the same and the wall time is 3-5x. ``pimc:worlds=128`` searches four times as many
-worlds in Briscola (103 / 239 ms of CPU).
+(5 players 12 / 30). Picchetto: see ``benchmarks/search_speed.py`` and /work/notes/picchetto-pimc.md. At a load
+average of 8 from other jobs the CPU time stays about the same and the wall time is 3-5x.
+``pimc:worlds=128`` searches four times as many worlds in Briscola (103 / 239 ms of CPU).
 With the default (world-counted) budget the player is deterministic for a given seed. It needs numba
-(``pip install 'mazzo[vector]'``).
+(``pip install 'mazzo[vector]'``), and in Picchetto torch for the network playouts (``mazzo[train]``;
+``pimc:playout=heuristic`` without it).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -57,12 +70,40 @@ from agents.search.common import (
 )
 from envs.core.errors import ConfigError
 
-__all__ = ["PIMCAgent", "DEFAULT_WORLDS", "DEFAULT_ENDGAME"]
+__all__ = ["PIMCAgent", "DEFAULT_WORLDS", "DEFAULT_PLAYOUT", "DEFAULT_ENDGAME", "DEFAULT_INFER",
+           "discard_likelihood"]
 
 #: worlds per decision of the default budget, per game (each under 100 ms per decision, see the docstring)
-DEFAULT_WORLDS = {"briscola5": 32, "pigugnin": 40, "picchetto": 96}
+DEFAULT_WORLDS = {"briscola5": 32, "pigugnin": 40, "picchetto": 64}
+#: the playout policy of the default, per game (Picchetto: the shipped network, see the module docstring)
+DEFAULT_PLAYOUT = {"briscola5": "heuristic", "pigugnin": "heuristic", "picchetto": "pretrained:picchetto"}
 #: the default ``endgame`` per game: Picchetto's 2-player endgames are cheap to solve exactly
 DEFAULT_ENDGAME = {"briscola5": 0, "pigugnin": 0, "picchetto": 3}
+#: the default ``infer`` (temperature of the opponent's discard model; 0: uniform worlds), per game
+DEFAULT_INFER = {"briscola5": 0.0, "pigugnin": 0.0, "picchetto": 0.0}
+
+
+def discard_likelihood(dealt: int, discards: int, temperature: float) -> float:
+    """The log-probability that a Picchetto player dealt ``dealt`` discards exactly ``discards`` (card sets),
+    given how many it discards: each card is discarded with odds ``exp(-keep value / temperature)``
+    (``agents.picchetto_heuristic.keep_values`` of the dealt hand), conditioned on the count (the odds of the set
+    over the sum of the odds of every set of that size: the elementary symmetric polynomial).
+
+    A temperature of 3.5 predicts the pretrained agent's discards far better than uniform: mean
+    log-likelihood -3.6 (elder, 5 discards) and -2.7 (dealer, 3) against -6.7 and -5.4 for uniform
+    discards, over 150 of its self-play hands (temperatures 3 and 4 within 0.1 of each)."""
+    from agents.picchetto_heuristic import keep_values
+
+    hand = [c for c in range(32) if dealt >> c & 1]
+    values = keep_values(hand)
+    low = min(values.values())
+    odds = {c: math.exp((low - v) / temperature) for c, v in values.items()}
+    k = bin(discards).count("1")
+    e = [1.0] + [0.0] * k
+    for o in odds.values():
+        for j in range(k, 0, -1):
+            e[j] += e[j - 1] * o
+    return sum(math.log(odds[c]) for c in hand if discards >> c & 1) - math.log(e[k])
 
 
 def _positive_int(name: str, value: Any) -> int:
@@ -77,8 +118,9 @@ class PIMCAgent(BaseAgent):
     name = "pimc"
 
     def __init__(self, game: str, seed: int | None = None, flags: Mapping[str, Any] | None = None, *,
-                 worlds: int | None = None, playouts: int = 1, playout: str = "heuristic",
-                 seconds: float | None = None, endgame: int | None = None, determinizer: Any = None):
+                 worlds: int | None = None, playouts: int = 1, playout: str | None = None,
+                 seconds: float | None = None, endgame: int | None = None, infer: float | None = None,
+                 oversample: int = 4, determinizer: Any = None):
         require_numba("PIMCAgent")
         super().__init__(game, seed=seed)
         self.flags = resolve_flags(game, flags)
@@ -88,12 +130,25 @@ class PIMCAgent(BaseAgent):
                                     or not seconds > 0):
             raise ConfigError(f"invalid value {seconds!r} for 'seconds'; allowed: a number > 0 (or None)")
         self.seconds = None if seconds is None else float(seconds)
+        playout = DEFAULT_PLAYOUT[game] if playout is None else playout
         self.engine = Playouts(game, self.flags, playout)
         self.playout = playout
         endgame = DEFAULT_ENDGAME[game] if endgame is None else endgame
-        if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= 4:
-            raise ConfigError(f"invalid value {endgame!r} for 'endgame'; allowed: an int 0..4 (0: off)")
+        if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= 12:
+            raise ConfigError(f"invalid value {endgame!r} for 'endgame'; allowed: an int 0..12 (0: off)")
         self.endgame = int(endgame)
+        if self.endgame and game == "picchetto":
+            from agents.search import picchetto_endgame
+
+            picchetto_endgame.warm_up()
+        infer = DEFAULT_INFER[game] if infer is None else infer
+        if isinstance(infer, bool) or not isinstance(infer, (int, float, np.integer, np.floating)) or infer < 0 \
+                or (infer and game != "picchetto"):
+            raise ConfigError(f"invalid value {infer!r} for 'infer'; allowed: a number >= 0 (0: off), "
+                              "and only in picchetto")
+        self.infer = float(infer)
+        self.oversample = _positive_int("oversample", oversample)
+        self._likelihoods: dict[tuple[int, int], float] = {}
         self.rules = engine(game, self.flags)
         self.solved = 0
         self.determinizer = determinizer if determinizer is not None else SampledWorlds(game, self.flags)
@@ -104,6 +159,7 @@ class PIMCAgent(BaseAgent):
 
     def reset(self) -> None:
         self.determinizer.reset()
+        self._likelihoods.clear()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         self.determinizer.observe(observation)
@@ -119,19 +175,47 @@ class PIMCAgent(BaseAgent):
         count = 0
         cands: list[int] = []
         while True:
-            worlds = self.determinizer.sample(self.worlds, self.rng)
+            worlds, weights = self.sample()
             if sums is None:
                 cands = candidates(self.game, worlds[0], legal.tolist())
                 sums = np.zeros(len(cands))
             values = self.evaluate(worlds, cands)  # (worlds, candidates)
-            sums += values.sum(axis=0)
-            count += len(worlds)
+            sums += weights @ values
+            count += weights.sum()
             if self.seconds is None or time.perf_counter() - start >= self.seconds:
                 break
         mean = sums / count
         self.last_candidates, self.last_values = cands, mean
         best = np.flatnonzero(mean >= mean.max() - 1e-9)
         return int(cands[int(best[0]) if best.size == 1 else int(self.rng.choice(best))])
+
+    def sample(self) -> tuple[list, np.ndarray]:
+        """This decision's worlds and how many times each counts (``worlds`` draws in all).
+
+        With ``infer`` (Picchetto), once the opponent has exchanged: ``oversample`` x ``worlds`` worlds are
+        sampled (uniform over those consistent with the seat's information), weighted by how likely the
+        opponent was to discard its discards of that world from its dealt hand of that world
+        (``discard_likelihood``), and ``worlds`` of them drawn by weight; each distinct world is searched once and
+        counted as often as it was drawn (the playouts and endgames are deterministic)."""
+        n = self.worlds
+        worlds = self.determinizer.sample(n, self.rng)
+        op = 1 - self.determinizer.seat
+        if not self.infer or not isinstance(self.determinizer, SampledWorlds) or not worlds[0].discards[op]:
+            return worlds, np.ones(len(worlds))
+        if self.oversample > 1:
+            worlds = worlds + self.determinizer.sample(n * (self.oversample - 1), self.rng)
+        cache = self._likelihoods
+        logw = np.empty(len(worlds))
+        for i, w in enumerate(worlds):
+            key = (w.dealt[op], w.discards[op])
+            value = cache.get(key)
+            if value is None:
+                value = cache[key] = discard_likelihood(w.dealt[op], w.discards[op], self.infer)
+            logw[i] = value
+        p = np.exp(logw - logw.max())
+        draws = self.rng.choice(len(worlds), size=n, p=p / p.sum())
+        index, counts = np.unique(draws, return_counts=True)
+        return [worlds[i] for i in index], counts.astype(np.float64)
 
     def evaluate(self, worlds: list, cands: list[int]) -> np.ndarray:
         """Mean playout value of each candidate in each world for the searching seat: ``(worlds, candidates)``."""
@@ -148,7 +232,14 @@ class PIMCAgent(BaseAgent):
         return in_trick_play(self.game, state) and bin(state.hands[seat]).count("1") <= self.endgame
 
     def _solve(self, worlds: list, cands: list[int], seat: int) -> np.ndarray:
-        """Exact values of each candidate in each world (``agents.search.common.solve``)."""
+        """Exact values of each candidate in each world (Picchetto: ``agents.search.picchetto_endgame`` when it
+        covers the state, else ``agents.search.common.solve``)."""
+        self.solved += 1
+        if self.game == "picchetto":
+            from agents.search import picchetto_endgame
+
+            if picchetto_endgame.supported(self.rules, worlds[0]):
+                return picchetto_endgame.candidate_values(self.rules, worlds, seat, cands)
         out = np.zeros((len(worlds), len(cands)))
         for i, world in enumerate(worlds):
             for j, a in enumerate(cands):
@@ -156,7 +247,6 @@ class PIMCAgent(BaseAgent):
                 r = self.rules.apply(child, a)
                 got = 0.0 if r is None else float(r[seat])
                 out[i, j] = got + solve(self.game, self.rules, child, seat, world.hand_no, rng=self.rng)
-        self.solved += 1
         return out
 
     def __repr__(self) -> str:

@@ -136,10 +136,103 @@ def test_budget_keywords_reach_the_players():
 
 @pytest.mark.parametrize("spec", ["pimc:budget=3", "pimc:worlds=0", "pimc:worlds=2.5", "pimc:playout=greedy",
                                   "pimc:seconds=-1", "ismcts:worlds=-2", "ismcts:rollouts=3",
-                                  "ismcts:exploration=-1", "pimc:worlds"])
+                                  "ismcts:exploration=-1", "pimc:worlds", "pimc:infer=2", "pimc:endgame=13",
+                                  "pimc:oversample=0", "pimc:playout=ppo"])
 def test_bad_budget_raises_config_error(spec):
     with pytest.raises(ConfigError):
         make_agent(spec, "briscola5", seed=0)
+
+
+def test_picchetto_defaults_and_keywords():
+    """Picchetto's PIMC plays out with the pretrained network by default; one keyword brings back the heuristic,
+    a larger budget or the opponent model."""
+    from agents.search.common import NetworkRows
+    from agents.search.pimc import DEFAULT_WORLDS
+
+    agent = make_agent("pimc", "picchetto", seed=0, flags={"episode": "hand"})
+    assert (agent.playout, agent.worlds, agent.endgame, agent.infer) == ("pretrained:picchetto",
+                                                                          DEFAULT_WORLDS["picchetto"], 3, 0.0)
+    assert isinstance(agent.engine._heuristic, NetworkRows)
+    other = make_agent("pimc:playout=heuristic,worlds=96,infer=3.5,oversample=2,endgame=6", "picchetto", seed=0)
+    assert (other.playout, other.worlds, other.infer, other.oversample, other.endgame) == ("heuristic", 96, 3.5, 2, 6)
+    assert make_agent("pimc", "briscola5", seed=0).playout == "heuristic"
+
+
+def test_network_playout_plays_the_agents_moves():
+    """``NetworkRows`` (batched, one thread) picks the move ``TrainedAgent`` picks on every row of a batch of
+    observations of real Picchetto positions, and its playouts are legal (the engine checks every move)."""
+    from agents.search.common import NetworkRows
+
+    flags = {"episode": "hand"}
+    env = make_raw_env("picchetto", **flags)
+    agent = make_agent("pretrained:picchetto", "picchetto", seed=0, flags=flags)
+    heuristic = make_agent("heuristic", "picchetto", seed=0)
+    obs, masks = [], []
+    for seed in range(3):
+        env.reset(seed=seed)
+        while not env.episode_over:
+            o = env.observe(env.agent_selection)
+            obs.append(o["observation"])
+            masks.append(o["action_mask"])
+            env.step(heuristic.act(o))
+    rows = NetworkRows("pretrained:picchetto", "picchetto", flags)
+    got = rows.act(np.stack(obs), np.stack(masks))
+    want = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)]
+    assert got.tolist() == want
+    env.reset(seed=7)
+    name = env.agent_selection
+    pimc = PIMCAgent("picchetto", seed=0, flags=flags, worlds=3, determinizer=PerfectInformation(env, name))
+    pimc.act(env.observe(name))
+    assert pimc.engine.games_played == 3 * int(env.observe(name)["action_mask"].sum())
+
+
+def test_discard_likelihood_is_a_distribution():
+    """Over every set of k cards of a dealt hand the probabilities sum to 1; the heuristic's own discards (the
+    cards it values least) are likelier than uniform, and the cards it values most unlikelier."""
+    import itertools
+    import math
+
+    from agents.picchetto_heuristic import keep_values
+    from agents.search.pimc import discard_likelihood
+
+    rng = np.random.default_rng(3)
+    for k in (1, 3, 5):
+        hand = sorted(rng.choice(32, size=12, replace=False).tolist())
+        dealt = sum(1 << c for c in hand)
+        total = sum(math.exp(discard_likelihood(dealt, sum(1 << c for c in d), 3.5))
+                    for d in itertools.combinations(hand, k))
+        assert total == pytest.approx(1.0)
+        order = sorted(hand, key=keep_values(hand).get)
+        uniform = -math.log(math.comb(12, k))
+        assert discard_likelihood(dealt, sum(1 << c for c in order[:k]), 3.5) > uniform
+        assert discard_likelihood(dealt, sum(1 << c for c in order[-k:]), 3.5) < uniform
+
+
+def test_opponent_model_weights_the_worlds():
+    """``infer``: once the opponent has exchanged, the decision's worlds are redrawn by weight (``worlds`` draws
+    in all, each distinct world once); before, the plain uniform worlds. Legal and deterministic."""
+    flags = {"episode": "hand"}
+    env = make_raw_env("picchetto", **flags)
+
+    def run():
+        players = [PIMCAgent("picchetto", seed=s, flags=flags, worlds=6, infer=3.5, playout="heuristic")
+                   for s in range(2)]
+        return _play(env, players, seed=4), players
+
+    first, players = run()
+    again, _ = run()
+    assert first == again
+    agent = players[0]
+    env.reset(seed=4)
+    agent.reset()
+    while not (env.state_.phase in (2, 3) and env.agent_name_mapping[env.agent_selection] == 0):
+        name = env.agent_selection
+        env.step(players[env.agent_name_mapping[name]].act(env.observe(name)) if env.agent_name_mapping[name]
+                 else agent.act(env.observe(name)))
+    agent.determinizer.observe(env.observe(env.agent_selection))
+    worlds, weights = agent.sample()
+    assert weights.sum() == 6 and len(worlds) == len(weights) and len({id(w) for w in worlds}) == len(worlds)
+    assert agent._likelihoods  # the opponent has exchanged: its discards were weighed
 
 
 def test_budget_counts_games():
@@ -365,4 +458,58 @@ def test_endgame_solver(game, flags):
     agent = PIMCAgent(game, seed=0, flags=flags, worlds=2, endgame=2, determinizer=PerfectInformation(env, name))
     assert agent.act(env.observe(name)) == best and agent.solved == 1
     with pytest.raises(ConfigError):
-        make_agent("pimc:endgame=9", game)
+        make_agent("pimc:endgame=13", game)
+
+
+@pytest.mark.parametrize("extra", [{}, {"outcome_reward": 7.5},
+                                   {"outcome_reward": 2, "target_inclusive": True, "must_head_trick": False}],
+                         ids=["default", "outcome", "inclusive-no-head"])
+def test_picchetto_fast_endgame_equals_the_generic_solver(extra):
+    """``agents/search/picchetto_endgame`` (numba, equivalent cards merged) gives every candidate the value of
+    ``common.solve`` on every trick-play decision with at most 3 cards in 24 hands of heuristic play; half of them
+    start near the target, so that games end inside the endgame (the outcome reward included)."""
+    from agents.search import picchetto_endgame
+    from agents.search.common import solve
+
+    flags = {"episode": "hand", **extra}
+    env = make_raw_env("picchetto", **flags)
+    rules = env.unwrapped.game
+    heuristic = make_agent("heuristic", "picchetto", seed=0)
+    rng = np.random.default_rng(0)
+    checked = near = 0
+    for seed in range(24):
+        env.reset(seed=seed, options={"scores": [int(rng.integers(120, 150)), int(rng.integers(120, 150))]}
+                  if seed % 2 else None)
+        while not env.episode_over:
+            state = env.state_
+            seat = state.to_act
+            if state.phase in (2, 3) and bin(state.hands[seat]).count("1") <= 3:
+                assert picchetto_endgame.supported(rules, state)
+                moves = rules.legal_actions(state)
+                expected = []
+                for a in moves:
+                    child = clone("picchetto", state, None)
+                    r = rules.apply(child, a)
+                    expected.append((0.0 if r is None else float(r[seat])) + solve("picchetto", rules, child, seat,
+                                                                                   state.hand_no))
+                got = picchetto_endgame.candidate_values(rules, [state, clone("picchetto", state)], seat, moves)
+                assert got.shape == (2, len(moves))
+                np.testing.assert_allclose(got[0], expected)
+                np.testing.assert_allclose(got[1], expected)
+                checked += 1
+                near += max(state.game_score) + 13 > state.target
+            env.step(heuristic.act(env.observe(env.agent_selection)))
+    assert checked > 50 and near > 5, (checked, near)
+
+
+def test_picchetto_endgame_falls_back_outside_its_rules():
+    """Classic trick scoring is not the fast solver's: PIMC then solves with ``common.solve`` and stays legal."""
+    from agents.search import picchetto_endgame
+
+    flags = {"episode": "hand", "trick_scoring": "classic"}
+    env = make_raw_env("picchetto", **flags)
+    env.reset(seed=3)
+    assert not picchetto_endgame.supported(env.unwrapped.game, env.state_)
+    players = [PIMCAgent("picchetto", seed=s, flags=flags, worlds=4, endgame=2) for s in range(2)]
+    _play(env, players, seed=3)
+    assert players[0].solved + players[1].solved > 0
