@@ -101,8 +101,17 @@ class TrainedAgent(BaseAgent):
 
     @classmethod
     def pretrained(cls, name: str, game: str | None = None, seed: int | None = None, **kwargs: Any) -> TrainedAgent:
-        """The checkpoint shipped as ``agents/pretrained/<name>.mazzo.zip`` (``game`` defaults to ``name``)."""
+        """The checkpoint shipped as ``agents/pretrained/<name>.mazzo.zip`` (``game`` defaults to ``name``).
+
+        A game with a player-count flag may ship one checkpoint per count: with ``flags`` asking for
+        ``num_players=N``, ``<name>_<N>p.mazzo.zip`` is played when it exists (``pretrained:pigugnin``
+        at five players is ``pigugnin_5p.mazzo.zip``), otherwise ``<name>.mazzo.zip``, whose shape
+        check then says what it was trained for.
+        """
         path = PRETRAINED_DIR / f"{name}{EXT}"
+        players = (kwargs.get("flags") or {}).get("num_players")
+        if players is not None and (PRETRAINED_DIR / f"{name}_{players}p{EXT}").is_file():
+            path = PRETRAINED_DIR / f"{name}_{players}p{EXT}"
         if not path.is_file():
             have = sorted(q.name[: -len(EXT)] for q in PRETRAINED_DIR.glob(f"*{EXT}"))
             raise FileNotFoundError(

@@ -310,6 +310,20 @@ def test_pretrained_checkpoints_load_by_name(game):
     assert r["n_deals"] == 3
 
 
+def test_pretrained_picks_the_checkpoint_trained_for_the_player_count():
+    four = make_agent("pretrained:pigugnin", "pigugnin", flags={"num_players": 4})
+    five = make_agent("pretrained:pigugnin", "pigugnin", flags={"num_players": 5})
+    assert Path(four.path).name == "pigugnin.mazzo.zip" and four.meta["flags"]["num_players"] == 4
+    assert Path(five.path).name == "pigugnin_5p.mazzo.zip" and five.meta["flags"]["num_players"] == 5
+    assert five.name == "pretrained:pigugnin"
+    flags = {"num_players": 5, "episode": "hand"}
+    r = head_to_head("pigugnin", "pretrained:pigugnin", "random", num_deals=2, flags=flags)
+    assert r["n_deals"] == 2
+    # the five-player checkpoint, asked for by its file name for four players, refuses with the reason
+    with pytest.raises(ConfigError, match="same num_players"):
+        make_agent("pretrained:pigugnin_5p", "pigugnin", flags={"num_players": 4})
+
+
 def test_agents_import_and_read_metadata_without_torch():
     code = (
         "import sys\n"
