@@ -13,7 +13,7 @@ For each game:
 | batched, ``config (<opponents>)`` | ``configs/<game>/ppo_batched.yaml`` as it is (its own opponents: ``heuristic-v1``, the frozen numba port of the 0.1 heuristic): the issue's "default batched config" |
 | batched, ``<opponents>`` | ``train.ppo_batched.BatchedPPO`` built from ``configs/<game>/ppo_batched.yaml`` with ``opponents`` replaced (``random``; ``heuristic``: the numba port of ``agents/batched/<game>.py``; ``heuristic-python``: the Python heuristic called row by row) and everything else as the config says (its share of self-play games too, and ``--set`` overrides): ``--rollouts`` rollouts and updates after one warm-up (numba compiles, torch's first calls) |
 | batched, self-play only | the same config with ``all_seats_share: 1`` (no opponent at all) |
-| SB3, ``<opponents>`` | ``train/ppo.py``'s model on ``configs/<game>/ppo.yaml`` (MaskablePPO on ``SingleSeatEnv``, DummyVecEnv): ``model.learn(--sb3-steps)`` after one warm-up rollout; ``heuristic`` is that config's own opponents |
+| SB3, ``<opponents>`` | ``train/ppo.py``'s model on ``configs/<game>/ppo.yaml`` (MaskablePPO on ``SingleSeatEnv``, DummyVecEnv): ``model.learn(--sb3-steps)`` after one warm-up rollout; the default config row plays that config's own opponents (``heuristic-v1``, the Python 0.1 heuristic) |
 
 A learner step is one decision of the learner that is trained on (SB3's ``num_timesteps``; the
 batched trainer's ``global_step``). Rates are given per wall second and per CPU second of this process
@@ -22,7 +22,7 @@ jobs. ``opponents`` is the share of the batched loop's wall time spent in oppone
 ``opp. decisions/s`` their rate in that time: with the Python heuristics (``heuristic-python``) it is
 the bottleneck, each row decoded and decided in Python; the numba ports make it negligible. The
 ratio column divides the batched rate by the SB3 default config's (``configs/<game>/ppo.yaml``,
-heuristic opponents), both per CPU second.
+its own opponents), both per CPU second.
 
 The output names the command, the machine, torch's threads and the load average before and after.
 Nothing here is asserted: this is a measurement, not a test.
@@ -131,6 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     from train.config import load_config
+    from train.ppo import Args as SB3Args
     from train.ppo_batched import Args as BatchedArgs
 
     torch.set_num_threads(args.threads)
@@ -142,9 +143,10 @@ def main(argv: list[str] | None = None) -> None:
     for game in args.games:
         sb3 = None if args.no_sb3 else sb3_rate(game, args.sb3_steps)
         own = load_config(BatchedArgs, ROOT / f"configs/{game}/ppo_batched.yaml", overrides).opponents
+        sb3_own = str(load_config(SB3Args, ROOT / f"configs/{game}/ppo.yaml").opponents)  # heuristic-v1 today
         measured = [("batched", f"config ({own})", batched_rate(game, args.rollouts, **overrides))]
         if sb3 is not None and args.default_only:
-            measured.append(("SB3 (default config)", "heuristic", sb3))
+            measured.append(("SB3 (default config)", sb3_own, sb3))
         if args.default_only:
             for trainer, opp, r in measured:
                 ratio = r["per_cpu"] / sb3["per_cpu"] if sb3 else None
@@ -158,7 +160,7 @@ def main(argv: list[str] | None = None) -> None:
             ("batched", "self-play only", batched_rate(game, args.rollouts, **{**overrides, "all_seats_share": 1.0})),
         ]
         if sb3 is not None:
-            measured += [("SB3 (default config)", "heuristic", sb3),
+            measured += [("SB3 (default config)", sb3_own, sb3),
                          ("SB3", "random", sb3_rate(game, args.sb3_steps, opponents="random"))]
         for trainer, opp, r in measured:
             ratio = r["per_cpu"] / sb3["per_cpu"] if sb3 else None
