@@ -1045,6 +1045,13 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
             trainer.add_snapshot(dst, int(snap["step"]), slot=int(snap["slot"]))
+        done = int(saved["trainer"]["global_step"])
+        for src in sorted((origin / "snapshots").glob("step_*.mazzo.zip")):  # those that left the pool, too
+            step_of = src.name[len("step_"): -len(".mazzo.zip")]
+            dst = run_dir / "snapshots" / src.name
+            if step_of.isdigit() and int(step_of) <= done and not dst.exists():
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dst)
         trainer.load_state(saved["trainer"], arrays, where=str(checkpoint.with_name(STATE_NAME)))
         print(f"resumed {origin.name} at step {trainer.global_step}", flush=True)
     elif args.bc_episodes:  # warm start by imitation: the teacher's decisions on the batched engine

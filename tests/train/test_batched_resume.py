@@ -21,12 +21,13 @@ from envs.core.errors import ConfigError  # noqa: E402
 from train.ppo_batched import STATE_NAME, main, read_train_state, wants_batched  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Pigugnin hands (fast), self-play games, random and heuristic opponents, a snapshot pool that fills and
-#: turns over (3 snapshots in 2 slots), two epochs of several minibatches: every part of the state matters.
+#: Pigugnin hands (fast), self-play games, random and heuristic opponents, a snapshot pool that turns over
+#: before the checkpoint (3 snapshots in 2 slots by step 1,500), two epochs of several minibatches: every part
+#: of the state matters.
 TINY = ["--config", "configs/pigugnin/ppo_batched.yaml", "--num_envs", "16", "--num_steps", "32",
         "--minibatch_size", "256", "--n_epochs", "2", "--net_arch", "[16]", "--eval_every", "1500", "--eval_deals", "2",
         "--final_deals", "2", "--eval_opponents", "[random]", "--reference_levels", "false",
-        "--opponents", "[random, heuristic]", "--progress", "false", "--selfplay", "true", "--snapshot_every", "1000",
+        "--opponents", "[random, heuristic]", "--progress", "false", "--selfplay", "true", "--snapshot_every", "250",
         "--max_snapshots", "2", "--all_seats_share", "0.5"]
 TIMED = {"time", "fps"}
 
@@ -81,6 +82,7 @@ def test_a_resumed_run_is_the_run_never_stopped(runs):
     # and the state saved at the end of the stopped run is the one the resume started from
     state, arrays = read_train_state(stopped / STATE_NAME)
     assert state["trainer"]["global_step"] == fb["timing"]["from_step"] and state["loop"]["segments"] == 1
+    assert state["trainer"]["seats"]["num_snapshots"] >= 3 and len(state["snapshots"]) == 2  # the pool turned over
     assert all(isinstance(a, np.ndarray) and a.dtype != object for a in arrays.values())
 
 
