@@ -1,21 +1,28 @@
 """Exact Picchetto endgames in numba: the trick play to the end of the hand, every card known.
 
-``candidate_values(worlds, seat, moves, must_head)`` returns, for every world and every candidate
-move of ``seat`` (who is to act in trick play), the seat's points minus the opponent's from that
-move to the end of the hand under best play by both (alpha-beta, full window per candidate so that
-each value is exact and the values can be averaged over worlds). It is
-``agents.search.common.solve`` for the case the search meets most (two players, default scoring),
-some 10^3 times faster, so that PIMC can solve from 5-6 cards instead of 3.
+``candidate_values(rules, worlds, seat, moves)`` returns, for every world and every candidate move of
+``seat`` (who is to act in trick play), the seat's points minus the opponent's from that move to the end
+of the hand under best play by both (alpha-beta, full window per candidate so that each value is exact
+and the values can be averaged over worlds; worlds equal in every number the endgame depends on are
+solved once). It computes what ``agents.search.common.solve`` computes (the tests compare them on every
+endgame of 24 hands) for the rules the search meets, without copying engine states: two of the mover's
+cards with no live card between them in their suit are equivalent (cards score nothing in the play), so
+only the higher is searched.
 
 What the trick play can still score (spec 4.5-4.7, ``trick_scoring="seed"``): 1 per trick, 2 for the
 12th; a pique (+30) right after the trick award that brings a player's hand score to 30 while the
 other's is 0, if no pique or repique was made yet; at the end of the hand the cards (+10, more than
-6 tricks) or the capot (+40, all 12, instead of the cards). ``must_head_trick`` is honoured.
+6 tricks) or the capot (+40, all 12, instead of the cards). ``must_head_trick`` either way. With
+``game_end_check="immediate"`` a scoring event that carries a game score past the target ends the game
+(and the search) there, paying ``outcome_reward``.
 
-``supported(rules, state)`` says when these are the only scoring events left; otherwise (classic
-trick scoring, ``capot_replaces_cards=False``, ``pique_counts_end_bonuses=True``, or a game score
-from which the target can be reached in this hand: the game would end in the middle of it and pay
-the outcome reward) the caller must use the generic solver.
+``supported(rules, state)`` says when these are the only rules in play; otherwise (classic trick
+scoring, ``capot_replaces_cards=False``, ``pique_counts_end_bonuses=True``, or the end-of-hand target
+check with a target within reach) the caller must use the generic solver.
+
+Time per world, every candidate solved (heuristic games, one world each, load average ~4): median 0.03 /
+0.05 / 0.12 / 0.29 / 1.2 ms with 4 / 5 / 6 / 7 / 8 cards in the mover's hand (p95 0.06 / 0.10 / 0.37 /
+4.7 / 9.8 ms); the generic Python solver takes ~3 ms with 3-4 cards.
 """
 
 from __future__ import annotations

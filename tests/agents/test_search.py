@@ -5,7 +5,8 @@ seat's sampled worlds (``envs/<game>/worlds.py``) and with the true state; the s
 moves; the budget keywords reach the players and bad ones raise ``ConfigError`` through ``make_agent``; on
 endgames where one move is best against every continuation (found by enumerating every continuation with
 all cards known), both players find it; a loaded-and-copied batch equals games loaded one by one.
-Slow tier: PIMC beats the heuristic on duplicate deals.
+Slow tier: PIMC beats the heuristic on duplicate deals (Briscola, Picchetto), and the pretrained agent in
+Picchetto.
 """
 
 from __future__ import annotations
@@ -400,13 +401,15 @@ def test_pimc_values_the_dominant_move_highest(game, flags, cards):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("game", "flags", "deals"), [("briscola5", {}, 150), ("picchetto", {"episode": "hand"}, 150)],
-                         ids=["briscola5", "picchetto"])
-def test_pimc_beats_the_heuristic_on_duplicate_deals(game, flags, deals):
+@pytest.mark.parametrize(("game", "flags", "deals", "opponent"),
+                         [("briscola5", {}, 150, "heuristic"), ("picchetto", {"episode": "hand"}, 150, "heuristic"),
+                          ("picchetto", {"episode": "hand"}, 150, "pretrained:picchetto")],
+                         ids=["briscola5", "picchetto", "picchetto-pretrained"])
+def test_pimc_beats_the_baselines_on_duplicate_deals(game, flags, deals, opponent):
     from train.evaluate import head_to_head
 
     _need_worlds(game)
-    res = head_to_head(game, "pimc", "heuristic", num_deals=deals, flags=flags, seed=11)
+    res = head_to_head(game, "pimc", opponent, num_deals=deals, flags=flags, seed=11)
     assert res["low_per_hand"] > 0, res
 
 
