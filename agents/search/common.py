@@ -329,7 +329,13 @@ class NetworkRows:
         from agents.registry import make_agent
 
         self.spec = spec
-        self.actor = make_agent(spec, game, flags=dict(flags)).actor  # the safe loader and its shape check
+        try:
+            self.actor = make_agent(spec, game, flags=dict(flags)).actor  # the safe loader and its shape check
+        except ImportError as err:
+            raise ImportError(
+                f"playouts by {spec!r} need torch (pip install -e '.[train]'): {err}. Without torch, search with "
+                f"heuristic playouts: 'pimc:playout=heuristic'"
+            ) from err
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         import torch

@@ -516,3 +516,28 @@ def test_picchetto_endgame_falls_back_outside_its_rules():
     players = [PIMCAgent("picchetto", seed=s, flags=flags, worlds=4, endgame=2) for s in range(2)]
     _play(env, players, seed=3)
     assert players[0].solved + players[1].solved > 0
+
+
+def test_network_playouts_without_torch_say_how_to_search_without_it():
+    """Picchetto's default PIMC plays out with the pretrained network; without torch the error names the way out."""
+    import subprocess
+    from pathlib import Path
+
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'torch':\n"
+        "            raise ImportError('blocked torch')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from agents import make_agent\n"
+        "make_agent('pimc:playout=heuristic', 'picchetto', seed=0)\n"
+        "try:\n"
+        "    make_agent('pimc', 'picchetto', seed=0)\n"
+        "except ImportError as e:\n"
+        "    print(e)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "need torch" in out.stdout and "pimc:playout=heuristic" in out.stdout
