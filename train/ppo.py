@@ -283,9 +283,9 @@ def main(argv: list[str] | None = None) -> Path:
 
         return batched_main(argv, prog="python -m train.ppo")
     args = parse_args(Args, argv, prog="python -m train.ppo")
-    meta = check_args(args)
     preloaded = "torch" in sys.modules  # then the pins below may come too late (a notebook, a test)
-    pin_numerics()  # before torch loads: the heavy imports come only after the config is known to be good
+    pin_numerics()  # before torch loads (checking a network-backed teacher, e.g. PIMC's playouts, loads it)
+    meta = check_args(args)
 
     run_dir, resume_state = setup_run_dir(args)
     meta = {**meta, "run_name": run_dir.name, "config": to_dict(args)}
