@@ -53,7 +53,6 @@ import json
 import os
 import pickle
 import random
-import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -73,6 +72,7 @@ from train.runs import (
     METRIC_KEYS,
     PINNED_ENV,
     append_csv,
+    carry_history,
     head_to_head_row,
     new_run_dir,
     numerics,
@@ -246,27 +246,6 @@ def whole_rollouts(total: int, done: int, rollout: int) -> int:
         print(f"total_timesteps: {total} rounded up to {rounded} ({done} done + whole rollouts of "
               f"n_steps * n_envs = {rollout} steps)", flush=True)
     return rounded
-
-
-def carry_history(origin: Path, run_dir: Path, step: int, exact: bool) -> None:
-    """Start a resumed run's folder with the curves of the run it continues, up to its checkpoint's ``step``.
-
-    ``exact`` (the saved training state is restored): the rows at ``step`` and the best checkpoint so far
-    come along too, as the resumed run would have them; otherwise the resumed run evaluates and logs at
-    ``step`` itself and picks its own best."""
-    for name in ("metrics.csv", "eval.csv"):
-        if (origin / name).exists():
-            with (origin / name).open(newline="") as f:
-                reader = csv.DictReader(f)
-                rows = [r for r in reader if (float(r["step"]) <= step if exact else float(r["step"]) < step)]
-            if rows:
-                with (run_dir / name).open("w", newline="") as f:
-                    w = csv.DictWriter(f, fieldnames=list(reader.fieldnames or rows[0]))
-                    w.writeheader()
-                    w.writerows(rows)
-    for name in ("imitation.json", *(("best.zip", "best.mazzo.zip") if exact else ())):
-        if (origin / name).exists():
-            shutil.copy2(origin / name, run_dir / name)
 
 
 #: Args that define the training envs: a resume restores the envs' saved state only if none changed.

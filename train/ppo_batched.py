@@ -1010,7 +1010,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.ppo_batched
     from train.report import write_report
 
     if resumed:  # a new folder beside the run it continues (which stays as it was), with its curves so far
-        from train.ppo import carry_history
+        from train.runs import carry_history
 
         origin = resumed[0].resolve().parent
         run_dir = new_run_dir(origin.parent, args)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -90,3 +91,24 @@ def _read_text(path: str) -> str:
         return Path(path).read_text()
     except OSError:
         return ""
+
+
+def carry_history(origin: Path, run_dir: Path, step: int, exact: bool) -> None:
+    """Start a resumed run's folder with the curves of the run it continues, up to its checkpoint's ``step``.
+
+    ``exact`` (the saved training state is restored): the rows at ``step`` and the best checkpoint so far
+    come along too, as the resumed run would have them; otherwise the resumed run evaluates and logs at
+    ``step`` itself and picks its own best."""
+    for name in ("metrics.csv", "eval.csv"):
+        if (origin / name).exists():
+            with (origin / name).open(newline="") as f:
+                reader = csv.DictReader(f)
+                rows = [r for r in reader if (float(r["step"]) <= step if exact else float(r["step"]) < step)]
+            if rows:
+                with (run_dir / name).open("w", newline="") as f:
+                    w = csv.DictWriter(f, fieldnames=list(reader.fieldnames or rows[0]))
+                    w.writeheader()
+                    w.writerows(rows)
+    for name in ("imitation.json", *(("best.zip", "best.mazzo.zip") if exact else ())):
+        if (origin / name).exists():
+            shutil.copy2(origin / name, run_dir / name)
