@@ -4,7 +4,7 @@
 VENV  := .venv
 PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.mazzo-installed
-CONFIG ?= configs/briscola5/ppo_batched.yaml
+CONFIG ?= configs/briscola5/ppo_batched_vs_heuristic.yaml
 
 .PHONY: test test-fast train bench lint
 
