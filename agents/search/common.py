@@ -354,7 +354,7 @@ class NetworkRows:
 def replicate(vec: Any, src: np.ndarray, dst: np.ndarray) -> None:
     """Game ``dst[k]`` of ``vec`` becomes a copy of game ``src[k]`` (every state array, buffer, mask, actor;
     the random streams stay: the search stops at the end of a hand, before any new deal)."""
-    from envs.core.vector import gather_obs
+    from envs.core.vector import gather_seats
 
     for arr in vec.state.values():
         arr[dst] = arr[src]
@@ -364,7 +364,7 @@ def replicate(vec: Any, src: np.ndarray, dst: np.ndarray) -> None:
     vec.rewards[dst] = 0.0
     vec.terminated[dst] = False
     vec.truncated[dst] = False
-    gather_obs(vec.buf, vec.gather, vec.current_player, vec.obs)
+    gather_seats(vec.buf, vec.current_player, vec.obs, *vec.gather_tables)
 
 
 # -- exact endgames ---------------------------------------------------------------------------------
