@@ -39,7 +39,8 @@ policy and best-responds to it: +3.85 [+1.90, +5.79] over the same 100 deals (48
 The default budget stays under 100 ms of CPU per decision on the project's 2-core machine. Milliseconds per
 decision with a choice, median / p95, at a load average of 0.9 (wall = CPU;
 ``python benchmarks/search_speed.py --decisions 40 --players pimc ismcts``): Briscola 24 / 46, Pigugnìn 11 / 23
-(5 players 12 / 30). Picchetto: see ``benchmarks/search_speed.py`` and /work/notes/picchetto-pimc.md. At a load
+(5 players 12 / 30). Picchetto (network playouts, 64 worlds, exact endgames from 3 cards): 30 / 56 of CPU at a
+load average of 2.2-2.4 (``python benchmarks/search_speed.py --games picchetto --players pimc --decisions 200``). At a load
 average of 8 from other jobs the CPU time stays about the same and the wall time is 3-5x.
 ``pimc:worlds=128`` searches four times as many worlds in Briscola (103 / 239 ms of CPU).
 With the default (world-counted) budget the player is deterministic for a given seed. It needs numba
@@ -70,8 +71,7 @@ from agents.search.common import (
 )
 from envs.core.errors import ConfigError
 
-__all__ = ["PIMCAgent", "DEFAULT_WORLDS", "DEFAULT_PLAYOUT", "DEFAULT_ENDGAME", "DEFAULT_INFER",
-           "discard_likelihood"]
+__all__ = ["PIMCAgent", "DEFAULT_WORLDS", "DEFAULT_PLAYOUT", "DEFAULT_ENDGAME", "discard_likelihood"]
 
 #: worlds per decision of the default budget, per game (each under 100 ms per decision, see the docstring)
 DEFAULT_WORLDS = {"briscola5": 32, "pigugnin": 40, "picchetto": 64}
@@ -79,8 +79,6 @@ DEFAULT_WORLDS = {"briscola5": 32, "pigugnin": 40, "picchetto": 64}
 DEFAULT_PLAYOUT = {"briscola5": "heuristic", "pigugnin": "heuristic", "picchetto": "pretrained:picchetto"}
 #: the default ``endgame`` per game: Picchetto's 2-player endgames are cheap to solve exactly
 DEFAULT_ENDGAME = {"briscola5": 0, "pigugnin": 0, "picchetto": 3}
-#: the default ``infer`` (temperature of the opponent's discard model; 0: uniform worlds), per game
-DEFAULT_INFER = {"briscola5": 0.0, "pigugnin": 0.0, "picchetto": 0.0}
 
 
 def discard_likelihood(dealt: int, discards: int, temperature: float) -> float:
@@ -119,7 +117,7 @@ class PIMCAgent(BaseAgent):
 
     def __init__(self, game: str, seed: int | None = None, flags: Mapping[str, Any] | None = None, *,
                  worlds: int | None = None, playouts: int = 1, playout: str | None = None,
-                 seconds: float | None = None, endgame: int | None = None, infer: float | None = None,
+                 seconds: float | None = None, endgame: int | None = None, infer: float = 0.0,
                  oversample: int = 4, determinizer: Any = None):
         require_numba("PIMCAgent")
         super().__init__(game, seed=seed)
@@ -141,7 +139,6 @@ class PIMCAgent(BaseAgent):
             from agents.search import picchetto_endgame
 
             picchetto_endgame.warm_up()
-        infer = DEFAULT_INFER[game] if infer is None else infer
         if isinstance(infer, bool) or not isinstance(infer, (int, float, np.integer, np.floating)) or infer < 0 \
                 or (infer and game != "picchetto"):
             raise ConfigError(f"invalid value {infer!r} for 'infer'; allowed: a number >= 0 (0: off), "
