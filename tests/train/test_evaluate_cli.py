@@ -1,8 +1,12 @@
-"""The evaluation command line under stress: Ctrl-C with worker processes, a bad --out, one deal."""
+"""The evaluation command line under stress: Ctrl-C with worker processes, a bad --out, one deal; progress
+when the output is not a terminal; missing optional dependencies."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -119,3 +123,166 @@ def test_good_out_is_probed_without_leaving_anything(tmp_path, capsys, no_games)
     assert not (tmp_path / "new").exists()
     evaluate_mod.check_out_dir(tmp_path)  # an existing writable folder passes and stays as it was
     assert list(tmp_path.iterdir()) == []
+
+
+# -- progress when the output is not a terminal ------------------------------------------------------
+
+PROGRESS = re.compile(r"^(\w+): (\d+)/(\d+) deals \((\d+)%\), [\d.]+ s")
+
+
+def _progress_counts(lines: list[str]) -> list[int]:
+    return [int(m.group(2)) for m in map(PROGRESS.match, lines) if m]
+
+
+@pytest.mark.parametrize("every", [None, 2])
+def test_piped_output_shows_progress_lines_before_the_table(tmp_path, every):
+    """stdout and stderr are pipes (not a terminal): a line every ``every`` deals (default a tenth of
+    them), all before the table; counts of lines, never times."""
+    deals = 6 if every else 20
+    cmd = [sys.executable, "-m", "train.evaluate", "--game", "picchetto", "--flag", "episode=hand",
+           "--players", "heuristic", "--field", "random", "--deals", str(deals), "--no-plot",
+           "--out", str(tmp_path / "out"), *(["--progress-every", str(every)] if every else [])]
+    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    lines = proc.stdout.splitlines()
+    table = lines.index(next(x for x in lines if x.startswith(f"picchetto: {deals} deals, duplicate")))
+    counts = _progress_counts(lines)
+    step = every or deals // 10
+    assert set(range(step, deals + 1, step)) <= set(counts), lines  # a line every `step` deals ...
+    assert counts == sorted(counts) and counts[-1] == deals  # ... (and maybe one more from the 10 s timer)
+    assert max(i for i, x in enumerate(lines) if PROGRESS.match(x)) < table  # all of them before the table
+
+
+def test_progress_lines_are_written_while_the_deals_are_played(monkeypatch, capsys):
+    """In process, stderr not a terminal: when deal ``d`` starts, ``d // every`` lines are already out."""
+    seen = []
+    real = evaluate_mod.play_deal
+
+    def spy(job, built, d, records=None):
+        seen.append((d, len(_progress_counts(capsys.readouterr().err.splitlines()))))
+        return real(job, built, d, records)
+
+    monkeypatch.setattr(evaluate_mod, "play_deal", spy)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    evaluate_mod.evaluate("picchetto", ["heuristic"], field="random", num_deals=7, flags={"episode": "hand"},
+                          progress=True, progress_every=3)
+    total = 0
+    for d, new in seen:  # the lines read between two deals
+        total += new
+        assert total == d // 3, seen
+    assert _progress_counts(capsys.readouterr().err.splitlines()) == [7]  # the last line: all done
+
+
+def test_progress_timer_writes_a_line_while_no_deal_ends():
+    """The line every 10 s: with the interval at 0, a line comes from the timer alone (no update)."""
+    import io
+
+    from train.evaluation.progress import LineProgress
+
+    out = io.StringIO()
+    with LineProgress(3, "briscola5", every=100, interval=0.0, stream=out):
+        deadline = time.monotonic() + 60
+        while not out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert out.getvalue().startswith("briscola5: 0/3 deals (0%)"), out.getvalue()
+
+
+def test_a_terminal_keeps_the_live_bar(monkeypatch):
+    import importlib.util
+
+    from train.evaluation import progress as progress_mod
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    if importlib.util.find_spec("tqdm") is not None:
+        bar = progress_mod.progress(5, "briscola5", True)
+        assert type(bar).__module__.startswith("tqdm")
+        bar.close()
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # tqdm missing: lines even on a terminal
+    assert isinstance(progress_mod.progress(5, "briscola5", True), progress_mod.LineProgress)
+    assert isinstance(progress_mod.progress(5, "briscola5", False), progress_mod.NoProgress)
+
+
+# -- missing optional dependencies ----------------------------------------------------------------
+
+BLOCK = """
+import sys
+blocked = set(sys.argv[1].split(","))
+
+class Block:  # this module is not installed (as after a plain `pip install mazzo`)
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in blocked:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, Block())
+from train.evaluate import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _without(modules: str, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", BLOCK, modules, *argv], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+def _played_nothing(proc: subprocess.CompletedProcess, out: Path) -> None:
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("error: "), proc.stderr
+    assert not _progress_counts(proc.stderr.splitlines()) and proc.stdout == ""  # --progress-every 1: no deal
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("modules", "players", "needs"), [
+    ("matplotlib", [], "the chart eval.png needs matplotlib, which is not installed: pip install 'mazzo[train]' "
+                       "(or add --no-plot"),
+    ("torch", ["--players", "pretrained:picchetto", "random"], "No module named 'torch' (needs torch: "
+                                                               "pip install 'mazzo[train]')"),
+    ("numba", ["--players", "pimc", "random"], "need numba: pip install 'mazzo[vector]'"),
+    ("openskill", ["--rating", "random", "heuristic"], "--rating (OpenSkill ratings) needs openskill, which is not "
+                                                       "installed: pip install 'mazzo[train]'"),
+])
+def test_a_missing_dependency_fails_before_any_deal_with_its_extra(tmp_path, modules, players, needs):
+    out = tmp_path / "out"
+    players = players or ["--players", "heuristic", "random"]
+    plot = [] if modules == "matplotlib" else ["--no-plot"]
+    proc = _without(modules, "--game", "picchetto", "--flag", "episode=hand", *players, "--deals", "3",
+                    "--progress-every", "1", "--out", str(out), *plot)
+    _played_nothing(proc, out)
+    assert needs in proc.stderr, proc.stderr
+
+
+def test_a_base_install_evaluates_and_saves_without_any_extra(tmp_path):
+    """Without every optional module, --no-plot: the table, the JSON and the CSV (the issue: `mazzo eval`
+    played every deal and then lost them to a missing matplotlib)."""
+    out = tmp_path / "out"
+    proc = _without("matplotlib,openskill,torch,numba,tqdm,yaml,ray,rich,stable_baselines3,sb3_contrib",
+                    "--game", "briscola5", "--players", "heuristic", "--field", "random", "--deals", "2",
+                    "--out", str(out), "--no-plot")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "heuristic - field *" in proc.stdout and f"saved: {out / 'eval.json'}, {out / 'eval.csv'}" in proc.stdout
+    assert sorted(p.name for p in out.iterdir()) == ["eval.csv", "eval.json"]
+    assert json.loads((out / "eval.json").read_text())["margin"]["per_hand"]["mean"] is not None
+
+
+def test_a_chart_that_fails_loses_no_results(tmp_path, capsys, monkeypatch):
+    """matplotlib there but the chart fails while drawing: the table, JSON and CSV stay, a note says so."""
+    from train.evaluation.rating import Leaderboard
+    from train.evaluation.result import EvalResult
+
+    def broken(self, path):
+        raise RuntimeError("no display backend")
+
+    monkeypatch.setattr(EvalResult, "plot", broken)
+    out = tmp_path / "out"
+    assert main(["--game", "picchetto", "--flag", "episode=hand", "--players", "heuristic", "--field", "random",
+                 "--deals", "2", "--out", str(out), "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "heuristic - random *" in captured.out
+    assert captured.err.startswith("note: eval.png was not drawn (no display backend); the results are saved in")
+    assert sorted(p.name for p in out.iterdir()) == ["eval.csv", "eval.json"]
+    if importlib.util.find_spec("openskill") is not None:  # the leaderboard too
+        monkeypatch.setattr(Leaderboard, "plot", broken)
+        assert main(["--game", "picchetto", "--flag", "episode=hand", "--rating", "random", "heuristic",
+                     "--deals", "1", "--out", str(tmp_path / "r"), "--no-progress"]) == 0
+        assert "note: rating.png was not drawn" in capsys.readouterr().err
+        assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["rating.csv", "rating.json"]

@@ -1,7 +1,14 @@
 """Evaluate any line-up of players on any Mazzo game with duplicate deals and 95% intervals.
 
 The command line ``python -m train.evaluate`` (``train/evaluate.py`` calls ``main`` here): one
-line-up (``--players``) or an OpenSkill round robin (``--rating``); see the package docstring.
+line-up (``--players``, or one player and a field: ``--players pimc --field heuristic``) or an
+OpenSkill round robin (``--rating``); see the package docstring.
+
+Order of work: every input is checked first (the line-up, the flags, ``--out``, ``--save-games``
+and the optional dependencies the run needs: matplotlib for the chart, openskill for ``--rating``,
+torch for trained players, numba for the search players, each with its ``pip install`` line); then
+the deals are played (progress on stderr); then the table is printed and the JSON and CSV saved,
+and only then the chart is drawn (a chart that fails is a note, the results stay).
 """
 
 from __future__ import annotations
@@ -11,14 +18,17 @@ import ast
 import shlex
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 from envs.core.errors import ConfigError, MazzoError
 from envs.registry import GAMES
-from train.evaluation.core import BACKENDS, check_games_file, check_out_dir, evaluate
+from train.evaluation.core import BACKENDS, check_games_file, check_out_dir, evaluate, with_field
+from train.evaluation.deps import require
 from train.evaluation.play import SEATINGS
 from train.evaluation.rating import round_robin
+from train.evaluation.result import PlotWarning
 
 __all__ = ["parse_flag", "run", "main"]
 
@@ -45,8 +55,12 @@ def _parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, help=f"one of {', '.join(GAMES)}")
     who = p.add_mutually_exclusive_group(required=True)
-    who.add_argument("--players", nargs="+", metavar="SPEC", help="one agent spec per seat")
+    who.add_argument("--players", nargs="+", metavar="SPEC",
+                     help="one agent spec per seat, or (with --field) the first seats only")
     who.add_argument("--rating", nargs="+", metavar="SPEC", help="OpenSkill round robin over these specs")
+    p.add_argument("--field", default=None, metavar="SPEC",
+                   help="fill every seat after --players with SPEC: --players pimc --field heuristic is one player "
+                        "against a field, and the table's first row is its margin over the field")
     p.add_argument("--deals", type=int, default=200, help="number of deals (default 200)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1, help="worker processes (same result for any number)")
@@ -58,18 +72,31 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--plain", action="store_true", help="plain random deals (each deal played once)")
     p.add_argument("--seating", default="rotate", choices=SEATINGS)
     p.add_argument("--out", default=None, help="output directory (default runs/eval/GAME__SEED__TIME)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
+    p.add_argument("--progress-every", type=int, default=None, metavar="N",
+                   help="a progress line on stderr every N deals (default: a bar on a terminal, else a line every "
+                        "tenth of the deals and at least every 10 s)")
+    p.add_argument("--no-plot", action="store_true", help="no chart (eval.png): matplotlib is then not needed")
     p.add_argument("--save-games", default=None, metavar="FILE.jsonl",
                    help="write every episode's record (mazzo-record/1, one per line, with the seating)")
     return p
 
 
-def _save(result: Any, out: Path) -> dict[str, Path]:
-    """``result.save(out)``; interrupted half way, it removes what it wrote (and ``out`` if it made it)."""
+def _save(result: Any, out: Path, plot: bool) -> dict[str, Path]:
+    """``result.save(out)``: JSON and CSV, then the chart (a chart that cannot be drawn is a ``note:`` line on
+    stderr, the results stay); interrupted half way, it removes what it wrote (and ``out`` if it made it)."""
     made = not out.exists()
     before = set(out.iterdir()) if not made else set()
     try:
-        return result.save(out)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PlotWarning)
+            paths = result.save(out, plot=plot)
+        for w in caught:
+            if issubclass(w.category, PlotWarning):
+                print(f"note: {w.message}", file=sys.stderr)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return paths
     except BaseException:
         if out.is_dir():
             for f in set(out.iterdir()) - before:
@@ -88,6 +115,16 @@ def run(argv: list[str], echo: bool = True) -> Any:
     flags = dict(parse_flag(f) for f in args.flag)
     out = Path(args.out or f"runs/eval/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
     check_out_dir(out)  # a bad --out fails now, not after the whole evaluation
+    if args.field is not None and args.rating:
+        raise ConfigError("--field fills a line-up (--players), not a round robin (--rating)")
+    if args.progress_every is not None and args.progress_every < 1:
+        raise ConfigError(f"--progress-every must be a number of deals >= 1; got {args.progress_every}")
+    # the optional dependencies this run needs, before any game (a trained or search player names its own)
+    if not args.no_plot:
+        require("matplotlib", f"the chart {'rating' if args.rating else 'eval'}.png",
+                instead="add --no-plot: the table, JSON and CSV need nothing more")
+    if args.rating:
+        require("openskill", "--rating (OpenSkill ratings)")
     if args.save_games is not None:
         if args.rating:
             raise ConfigError("--save-games works with --players (a line-up), not with --rating")
@@ -99,17 +136,19 @@ def run(argv: list[str], echo: bool = True) -> Any:
     if args.rating:
         result = round_robin(args.game, args.rating, num_deals=args.deals, seed=args.seed, flags=flags,
                              workers=args.workers, duplicate=not args.plain, progress=not args.no_progress,
-                             command=command)
+                             command=command, progress_every=args.progress_every)
     else:
-        result = evaluate(args.game, args.players, num_deals=args.deals, seed=args.seed, flags=flags,
+        players = with_field(args.game, args.players, args.field, flags)
+        result = evaluate(args.game, players, num_deals=args.deals, seed=args.seed, flags=flags,
                           duplicate=not args.plain, workers=args.workers, progress=not args.no_progress,
                           seating=args.seating, command=command, save_games=args.save_games,
-                          backend=args.backend, address=args.address)
-    paths = _save(result, out)
+                          backend=args.backend, address=args.address, progress_every=args.progress_every)
+    if echo:  # the table first: whatever happens while saving, it has been seen
+        print(result, flush=True)
+    paths = _save(result, out, plot=not args.no_plot)
     if args.save_games is not None:
         paths = {**paths, "games": Path(args.save_games)}
     if echo:
-        print(result)
         print("saved: " + ", ".join(str(p) for p in paths.values()))
     return result
 

@@ -23,10 +23,13 @@ import numpy as np
 from agents.registry import parse_agent_spec
 from envs.core.errors import ConfigError, MazzoError
 from envs.registry import game_spec
+from train.evaluation.deps import MissingDependencyError, hint, missing_module
 from train.evaluation.play import SEATINGS, EvalJob, derive_seed, play_deal, run_chunk, seatings
+from train.evaluation.progress import progress as _progress
 from train.evaluation.result import EvalResult
 
-__all__ = ["evaluate", "head_to_head", "prepare", "num_seats", "check_out_dir", "check_games_file", "BACKENDS"]
+__all__ = ["evaluate", "head_to_head", "prepare", "num_seats", "with_field", "check_out_dir", "check_games_file",
+           "BACKENDS"]
 
 #: where the deals are played: worker processes on this machine, or tasks on a Ray cluster
 BACKENDS = ("local", "ray")
@@ -57,8 +60,9 @@ def _build_agent(spec: str, game: str, flags: dict[str, Any]) -> Any:
         return parsed.build(flags=flags)
     except MazzoError as e:
         raise (e if repr(spec) in str(e) else ConfigError(f"agent {spec!r}: {e}")) from e
-    except ImportError as e:
-        raise ConfigError(f"agent {spec!r} is not available for game {game!r}: {e}") from e
+    except ImportError as e:  # an optional dependency (torch, numba): name the extra that installs it
+        error = MissingDependencyError if missing_module(e) else ConfigError
+        raise error(f"agent {spec!r} is not available for game {game!r}: {e}{hint(e)}") from e
     except (OSError, ValueError, KeyError, RuntimeError) as e:
         raise ConfigError(f"agent {spec!r} cannot be loaded for game {game!r}: {e}") from e
 
@@ -98,8 +102,12 @@ def prepare(game: str, players: list[Any], *, num_deals: int = 1, seed: int = 0,
     if isinstance(players, (str, bytes)) or not isinstance(players, (list, tuple)):
         raise ConfigError(f"players must be a list with one agent spec per seat; got {players!r}")
     if len(players) != n:
-        raise ConfigError(f"{game} with flags {flags or '{}'} has {n} seats; got {len(players)} players: "
-                          f"{[_spec_name(p) for p in players]}")
+        names = [_spec_name(p) for p in players]
+        lone, rest = (names[0], names[-1] if len(names) > 1 else "SPEC") if names else ("SPEC", "SPEC")
+        example = f"--players {lone} --field {rest}"
+        raise ConfigError(f"{game} with flags {flags or '{}'} has {n} seats; got {len(players)} players: {names}. "
+                          f"Give one agent spec per seat, or one player and a field that fills the other seats: "
+                          f"{example} (evaluate(..., field=SPEC))")
     agents = []
     for p in players:
         if isinstance(p, str):
@@ -115,28 +123,6 @@ def prepare(game: str, players: list[Any], *, num_deals: int = 1, seed: int = 0,
         _probe(agent, _spec_name(p), env, game, seed)
     job = EvalJob(game=game, players=list(players), flags=flags, seed=seed, duplicate=duplicate, seating=seating)
     return job, (env, agents, spec.figures_class()())
-
-
-class _NoBar:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-
-def _progress(total: int, desc: str, enabled: bool):
-    """A tqdm bar on a terminal; nothing otherwise (or when tqdm, a ``train`` extra, is missing)."""
-    if not (enabled and sys.stderr.isatty()):
-        return _NoBar()
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _NoBar()
-    return tqdm(total=total, unit="deal", desc=desc)
 
 
 def _mp_context():
@@ -168,9 +154,9 @@ def _store(counts: np.ndarray | None, num_deals: int, deals: list[int], rows: np
 
 def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress: bool,
               records: dict[int, list] | None = None, backend: str = "local",
-              address: str | None = None) -> np.ndarray:
+              address: str | None = None, progress_every: int | None = None) -> np.ndarray:
     counts = None
-    with _progress(num_deals, job.game, progress) as bar:
+    with _progress(num_deals, job.game, progress, progress_every) as bar:
         if backend == "ray":  # the same chunks as the local pool, one Ray task each (train/evaluation/ray_backend.py)
             from train.evaluation.ray_backend import play_chunks
 
@@ -237,14 +223,35 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
             proc.join(timeout=10)
 
 
+def with_field(game: str, players: Any, field: Any, flags: dict[str, Any] | None = None) -> list[Any]:
+    """The line-up ``players`` followed by ``field`` in every other seat (``players`` unchanged when ``field``
+    is None). ``players``: one spec or Agent, or a list of 1 to n - 1 of them; an Agent object as the field
+    is copied for each extra seat."""
+    if field is None:
+        return players
+    given = [players] if isinstance(players, str) or _is_agent(players) else list(players)
+    n = num_seats(game, flags)
+    if not 1 <= len(given) < n:
+        raise ConfigError(f"a field fills the seats left by the players: {game} with flags {dict(flags or {})} has "
+                          f"{n} seats, so give 1 to {n - 1} players before the field; got {len(given)}: "
+                          f"{[_spec_name(p) for p in given]}")
+    if isinstance(field, str):
+        return given + [field] * (n - len(given))
+    return given + [field] + [copy.deepcopy(field) for _ in range(n - len(given) - 1)]
+
+
 def evaluate(game: str, players: list[Any], *, num_deals: int, seed: int = 0, flags: dict[str, Any] | None = None,
              duplicate: bool = True, workers: int = 1, progress: bool = False, seating: str = "rotate",
              command: str | None = None, save_games: str | Path | None = None, backend: str = "local",
-             address: str | None = None) -> EvalResult:
+             address: str | None = None, field: Any = None, progress_every: int | None = None) -> EvalResult:
     """Play ``num_deals`` deals with the line-up ``players`` and return the statistics (see module doc).
 
+    ``field``: a spec (or Agent) for every seat after ``players`` (``evaluate(game, ["pimc"], field="heuristic")``:
+    one player against a field; the table's first row is then its margin over the field).
     ``backend="ray"`` plays the same chunks of deals as Ray tasks (``address``: a cluster to join, see
-    ``train/evaluation/ray_backend.py``); the result is identical to the local workers'."""
+    ``train/evaluation/ray_backend.py``); the result is identical to the local workers'.
+    ``progress``: a bar on a terminal, else a line every ``progress_every`` deals (``train.evaluation.progress``)."""
+    players = with_field(game, players, field, flags)
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
     if address is not None and backend != "ray":
@@ -259,7 +266,7 @@ def evaluate(game: str, players: list[Any], *, num_deals: int, seed: int = 0, fl
     records: dict[int, list] | None = None
     if save_games is not None:
         job.records, records = True, {}
-    counts = _play_all(job, built, num_deals, workers, progress, records, backend, address)
+    counts = _play_all(job, built, num_deals, workers, progress, records, backend, address, progress_every)
     if records is not None:
         _write_games(Path(save_games), [r for d in range(num_deals) for r in records[d]])
     n = len(players)
@@ -342,12 +349,7 @@ def head_to_head(game: str, candidate: Any, opponent: Any, *, num_deals: int, se
     intervals ``win_low``, ``win_high``, ``draw_low`` ... (None where undefined or one deal), ``n_deals``,
     ``episodes``, ``hands``. An opponent Agent object is copied for each extra seat.
     """
-    n = num_seats(game, flags)
-    if isinstance(opponent, str):
-        opponents = [opponent] * (n - 1)
-    else:
-        opponents = [opponent] + [copy.deepcopy(opponent) for _ in range(n - 2)]
-    res = evaluate(game, [candidate, *opponents], num_deals=num_deals, seed=seed, flags=flags,
+    res = evaluate(game, [candidate], field=opponent, num_deals=num_deals, seed=seed, flags=flags,
                    duplicate=duplicate, workers=workers, progress=progress)
     row = res.table[0]
     ep, hand = row["reward_per_episode"], row["reward_per_hand"]

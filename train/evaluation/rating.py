@@ -30,7 +30,9 @@ import numpy as np
 
 from envs.core.errors import ConfigError
 from train.evaluation.core import evaluate, num_seats, prepare
-from train.evaluation.stats import mean_ci
+from train.evaluation.deps import pyplot, require
+from train.evaluation.result import save_outputs
+from train.evaluation.stats import format_interval, mean_ci
 
 __all__ = ["Leaderboard", "round_robin", "lineups"]
 
@@ -82,11 +84,7 @@ class Leaderboard:
 
     def plot(self, path: str | Path) -> Path:
         """A PNG of each spec's ``mu`` with ``± 3 sigma``."""
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(self.rows)))
@@ -99,10 +97,9 @@ class Leaderboard:
         plt.close(fig)
         return path
 
-    def save(self, out_dir: str | Path, stem: str = "rating") -> dict[str, Path]:
-        out = Path(out_dir)
-        return {"json": self.to_json(out / f"{stem}.json"), "csv": self.to_csv(out / f"{stem}.csv"),
-                "png": self.plot(out / f"{stem}.png")}
+    def save(self, out_dir: str | Path, stem: str = "rating", plot: bool = True) -> dict[str, Path]:
+        """JSON and CSV into ``out_dir``, then the PNG (``plot``; a ``PlotWarning`` if it cannot be drawn)."""
+        return save_outputs(self, out_dir, stem, plot)
 
     def __str__(self) -> str:
         width = max(8, *(len(r["spec"]) for r in self.rows))
@@ -114,23 +111,23 @@ class Leaderboard:
                          f"{r['matches']:>8} {r['mean_reward_per_seat']:>+12.3f}")
         specs = [r["spec"] for r in self.rows]
         lines += ["", "head to head: mean reward per episode of the row spec alone against the column spec"]
-        lines.append(f"{'':<{width}} " + " ".join(f"{s:>22}" for s in specs))
-        for a in specs:
-            cells = []
-            for b in specs:
-                iv = self.pairwise.get(a, {}).get(b)
-                if iv is None:
-                    cells.append("-")
-                else:
-                    cells.append(f"{iv['mean']:+.3f}" + (" ± n/a" if iv["ci95"] is None else f" ± {iv['ci95']:.3f}"))
-            lines.append(f"{a:<{width}} " + " ".join(f"{c:>22}" for c in cells))
+        grid = [[format_interval(self.pairwise[a][b], signed=True) if b in self.pairwise.get(a, {}) else "-"
+                 for b in specs] for a in specs]
+        col = max(len(c) for row in [specs, *grid] for c in row)
+        lines.append(f"{'':<{width}} " + " ".join(f"{s:>{col}}" for s in specs))
+        for a, cells in zip(specs, grid, strict=True):
+            lines.append(f"{a:<{width}} " + " ".join(f"{c:>{col}}" for c in cells))
+        lines += ["", "-      not played: a spec against a field of itself is not a match (95% intervals over deals)"]
+        if any(c.endswith("[n/a]") for row in grid for c in row):
+            lines.append("[n/a]  no interval: an interval over deals needs at least 2 deals")
         return "\n".join(lines)
 
 
 def round_robin(game: str, specs: list[str], *, num_deals: int, seed: int = 0, flags: dict[str, Any] | None = None,
                 workers: int = 1, duplicate: bool = True, progress: bool = False,
-                command: str | None = None) -> Leaderboard:
+                command: str | None = None, progress_every: int | None = None) -> Leaderboard:
     """Rate ``specs`` (strings, at least two distinct) by a round robin on ``game``."""
+    require("openskill", "a rating (round_robin, --rating)")
     from openskill.models import PlackettLuce
 
     if isinstance(specs, str) or len(specs) < 2 or len(set(specs)) != len(specs) or \
@@ -145,7 +142,7 @@ def round_robin(game: str, specs: list[str], *, num_deals: int, seed: int = 0, f
     scores: list[dict[str, np.ndarray]] = []
     for lineup in plan:
         res = evaluate(game, lineup, num_deals=num_deals, seed=seed, flags=flags, duplicate=duplicate,
-                       workers=workers, progress=progress)
+                       workers=workers, progress=progress, progress_every=progress_every)
         per_spec = {}
         for spec in dict.fromkeys(lineup):
             idx = [i for i, s in enumerate(lineup) if s == spec]

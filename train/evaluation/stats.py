@@ -8,6 +8,7 @@
 | ``ratio_ci(num, den)`` | ``Interval``: ``sum(num) / sum(den)`` with a delta-method t interval |
 | ``wilson_ci(k, n)`` | ``Interval``: Wilson score interval of ``k`` successes in ``n`` trials, inside [0, 1] |
 | ``proportion_ci(num, den)`` | ``Interval``: a proportion over deals, Wilson with the deals' effective sample size |
+| ``format_interval(iv)`` | the one printed format of a figure: ``mean [low, high]`` (``[n/a]``: one deal; ``n/a``: undefined) |
 
 Why a ratio: "reward per hand" is total reward over total hands. Episodes can hold a
 different number of hands (a Pigugnìn game lasts until two players reach 10 busche), so the
@@ -34,7 +35,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-__all__ = ["Interval", "mean_ci", "proportion_ci", "ratio_ci", "t_cdf", "t_quantile", "wilson_ci"]
+__all__ = ["Interval", "format_interval", "mean_ci", "proportion_ci", "ratio_ci", "t_cdf", "t_quantile", "wilson_ci"]
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -125,7 +126,23 @@ class Interval:
         return {"mean": self.mean, "low": self.low, "high": self.high, "ci95": self.ci95, "n": self.n}
 
     def __str__(self) -> str:
-        return f"{self.mean:+.3f} ± {self.ci95:.3f}"
+        return format_interval(self.to_dict(), signed=True)
+
+
+def format_interval(iv: dict | None, signed: bool = False, digits: int = 3) -> str:
+    """The one format of every figure the evaluation prints: ``mean [low, high]`` (``+0.680 [+0.518, +0.842]``
+    with ``signed``, for rewards and margins); ``mean [n/a]`` without an interval (one deal); ``n/a`` when
+    undefined. ``iv``: a dict with ``mean``, ``low``, ``high`` (None or NaN where missing)."""
+
+    def missing(x: float | None) -> bool:
+        return x is None or (isinstance(x, float) and math.isnan(x))
+
+    if iv is None or missing(iv["mean"]):
+        return "n/a"
+    spec = f"{'+' if signed else ''}.{digits}f"
+    if missing(iv["low"]) or missing(iv["high"]):
+        return f"{iv['mean']:{spec}} [n/a]"
+    return f"{iv['mean']:{spec}} [{iv['low']:{spec}}, {iv['high']:{spec}}]"
 
 
 def _interval(mean: float, se: float, n: int, level: float) -> Interval:
