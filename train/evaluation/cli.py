@@ -25,7 +25,7 @@ from typing import Any
 from envs.core.errors import ConfigError, MazzoError
 from envs.registry import GAMES
 from train.evaluation.core import BACKENDS, check_games_file, check_out_dir, evaluate, with_field
-from train.evaluation.deps import require
+from train.evaluation.deps import available, install_hint, require
 from train.evaluation.play import SEATINGS
 from train.evaluation.rating import round_robin
 from train.evaluation.result import PlotWarning
@@ -120,9 +120,12 @@ def run(argv: list[str], echo: bool = True) -> Any:
     if args.progress_every is not None and args.progress_every < 1:
         raise ConfigError(f"--progress-every must be a number of deals >= 1; got {args.progress_every}")
     # the optional dependencies this run needs, before any game (a trained or search player names its own)
-    if not args.no_plot:
-        require("matplotlib", f"the chart {'rating' if args.rating else 'eval'}.png",
-                instead="add --no-plot: the table, JSON and CSV need nothing more")
+    plot = not args.no_plot
+    if plot and not available("matplotlib"):  # the results need nothing more: say so, go on
+        print(f"note: no chart ({'rating' if args.rating else 'eval'}.png): matplotlib is not installed "
+              f"({install_hint('matplotlib')}); the table, JSON and CSV are saved as usual (--no-plot: no chart, "
+              "no note)", file=sys.stderr, flush=True)
+        plot = False
     if args.rating:
         require("openskill", "--rating (OpenSkill ratings)")
     if args.save_games is not None:
@@ -145,7 +148,7 @@ def run(argv: list[str], echo: bool = True) -> Any:
                           backend=args.backend, address=args.address, progress_every=args.progress_every)
     if echo:  # the table first: whatever happens while saving, it has been seen
         print(result, flush=True)
-    paths = _save(result, out, plot=not args.no_plot)
+    paths = _save(result, out, plot=plot)
     if args.save_games is not None:
         paths = {**paths, "games": Path(args.save_games)}
     if echo:

@@ -5,7 +5,7 @@ the table (JSON, CSV); the rest needs an extra:
 
 | module       | needed for                                              | extra                        |
 |--------------|---------------------------------------------------------|------------------------------|
-| ``matplotlib`` | the charts ``eval.png`` and ``rating.png``            | ``pip install 'mazzo[train]'`` |
+| ``matplotlib`` | the charts ``eval.png`` and ``rating.png`` (without it: a note, and no chart) | ``pip install 'mazzo[plot]'`` |
 | ``openskill``  | ratings (``--rating``)                                | ``pip install 'mazzo[train]'`` |
 | ``torch``      | trained players (``ppo:PATH``, ``pretrained:GAME``; Picchetto's default PIMC playouts) | ``pip install 'mazzo[train]'`` |
 | ``numba``      | the search players (``pimc``, ``ismcts``)             | ``pip install 'mazzo[vector]'`` |
@@ -22,11 +22,11 @@ import importlib
 
 from envs.core.errors import ConfigError
 
-__all__ = ["EXTRAS", "MissingDependencyError", "hint", "install_hint", "missing_module", "pyplot", "require"]
+__all__ = ["available", "EXTRAS", "MissingDependencyError", "hint", "install_hint", "missing_module", "pyplot", "require"]
 
 #: top-level module -> the extra that installs it (pyproject.toml's [project.optional-dependencies])
 EXTRAS = {
-    "matplotlib": "train",
+    "matplotlib": "plot",
     "openskill": "train",
     "torch": "train",
     "stable_baselines3": "train",
@@ -68,6 +68,15 @@ def hint(err: BaseException) -> str:
     if module is None or "pip install" in str(err):
         return ""
     return f" (needs {module}: {install_hint(module)})"
+
+
+def available(module: str) -> bool:
+    """Whether ``module`` imports (it is imported, so a later import costs nothing)."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
 
 
 def require(module: str, needed_for: str, instead: str = "") -> None:
