@@ -17,10 +17,12 @@ from envs.briscola5.observation import decode
 from envs.core.cards import ITALIAN
 from envs.core.picture import RGB, Table, suit_name, turn
 
-__all__ = ["SIZE", "draw"]
+__all__ = ["SIZE", "HAND_BOX", "draw"]
 
 #: (width, height) of every frame
 SIZE = (960, 448)
+#: (top, height) of the "Your hand" box, across the table
+HAND_BOX = (300, 134)
 N = NUM_PLAYERS
 _VERBS = {"forfeit_check": "forfeit or play the hand", "auction": "bid or pass", "call": "call a card",
           "trick_play": "play a card"}
@@ -68,8 +70,13 @@ def draw(game: Briscola5Game, seat: int, observation: dict[str, np.ndarray], to_
     # the auction or the contract
     x = 14 + trick_w + 10
     box_w = SIZE[0] - 14 - x
-    t.box(x, 166, box_w, 124, "Auction" if phase in ("forfeit_check", "auction") else "Contract")
-    lines, note = _contract_lines(game, v, seat, absolute)
+    t.box(x, 166, box_w, 124, {"forfeit_check": "Auction", "auction": "Auction", "over": "Result"}.get(phase, "Contract"))
+    if phase == "over":
+        ranked = sorted(range(N), key=lambda p: (-scores[(p - seat) % N], p))
+        lines, note = [f"the match of {num_hands} hand{'s' if num_hands > 1 else ''} is over; classifica:",
+                       " · ".join(f"player_{p} {scores[(p - seat) % N]:+d}" for p in ranked)], None
+    else:
+        lines, note = _contract_lines(game, v, seat, absolute)
     if v["called_card"] is not None:
         t.card(x + box_w - 58, 194, v["called_card"], small=True)
         t.text(x + box_w - 36, 262, "called", 11, anchor="ma")
@@ -81,7 +88,7 @@ def draw(game: Briscola5Game, seat: int, observation: dict[str, np.ndarray], to_
     legal = None
     if phase == "trick_play" and to_act == seat:
         legal = {ITALIAN.codes[c] for c in np.flatnonzero(mask[: ITALIAN.size])}
-    t.hand(300, 134, seat, v["hand"], legal)
+    t.hand(*HAND_BOX, seat, v["hand"], legal)
     return t.array()
 
 
@@ -102,8 +109,6 @@ def _seat_role(v: dict[str, Any], r: int) -> str:
 def _contract_lines(game: Briscola5Game, v: dict[str, Any], seat: int, absolute) -> tuple[list[str], str | None]:
     """The auction or contract box: its lines, and a note of what only this seat knows."""
     phase = v["phase"]
-    if phase == "over":
-        return ["the match is over", "classifica in the seats above"], None
     if phase == "forfeit_check":
         return ["forfeit check: a hand with no card points may be given up", "the auction follows"], None
     if phase == "auction":

@@ -172,12 +172,26 @@ def back_sprite() -> Image.Image:
     y, x = np.mgrid[0:h, 0:w]
     stripe = ((x + y) / (s * np.sqrt(2.0))) % 6.0 < 3.0  # repeating-linear-gradient(45deg, 3px, 3px)
     pixels = np.where(stripe[..., None], RGB["back"], RGB["back_light"]).astype(np.uint8)
-    img = Image.fromarray(pixels, "RGB").convert("RGBA")
+    img = Image.fromarray(pixels).convert("RGBA")
     mask = Image.new("L", (w, h), 0)
     ImageDraw.Draw(mask).rounded_rectangle([0, 0, w - 1, h - 1], radius=2 * s, fill=255)
     img.putalpha(mask)
     ImageDraw.Draw(img).rounded_rectangle([0, 0, w - 1, h - 1], radius=2 * s, outline=RGB["white"], width=s)
     return img.resize(BACK_SIZE, Image.Resampling.LANCZOS)
+
+
+@cache
+def spaced_sprite(text: str, size: int, alpha: int) -> Image.Image:
+    """Chalk-coloured ``text`` with 1 px between letters, on a transparent sprite (titles repeat)."""
+    f = font(size)
+    widths = [f.getlength(ch) + 1 for ch in text]
+    img = Image.new("RGBA", (int(sum(widths)) + 2, size + 6), (*RGB["chalk"], 0))
+    d = ImageDraw.Draw(img)
+    x = 0.0
+    for ch, w in zip(text, widths, strict=True):
+        d.text((x, 0), ch, font=f, fill=(*RGB["chalk"], alpha))
+        x += w
+    return img
 
 
 @cache
@@ -204,7 +218,7 @@ class Table:
 
     def __init__(self, width: int, height: int):
         self.width, self.height = width, height
-        self.image = Image.fromarray(felt(width, height), "RGB")
+        self.image = Image.fromarray(felt(width, height))
         self.draw = ImageDraw.Draw(self.image, "RGBA")  # "RGBA": translucent fills blend
 
     def array(self) -> np.ndarray:
@@ -257,9 +271,8 @@ class Table:
 
     def spaced(self, x: float, y: float, text: str, size: int, opacity: float = 1.0) -> None:
         """Text with 1 px between letters (``letter-spacing: 1px``), for titles."""
-        for ch in text:
-            self.text(x, y, ch, size, opacity=opacity)
-            x += self.text_width(ch, size) + 1
+        sprite = spaced_sprite(text, size, round(255 * opacity))
+        self.image.paste(sprite, (round(x), round(y)), sprite)
 
     def seat(self, x: int, y: int, w: int, h: int, name: str, lines: list[str], count: int, you: bool = False,
              acting: bool = False) -> None:

@@ -18,10 +18,12 @@ from envs.core.picture import Table, turn
 from envs.picchetto.game import DECLARATIONS, HAND_SIZE, NUM_TRICKS, TALON_SIZE, PicchettoGame, _best_text
 from envs.picchetto.observation import decode
 
-__all__ = ["SIZE", "draw"]
+__all__ = ["SIZE", "HAND_BOX", "draw"]
 
 #: (width, height) of every frame
 SIZE = (960, 560)
+#: (top, height) of the "Your hand" box, across the table
+HAND_BOX = (410, 136)
 _GAMES = ("partita", "rivincita", "bella")
 _TITLES = {"point": "Punto", "sequence": "Scala", "sets": "Tris/Quattordici"}
 _VERBS = {"elder_exchange": "discard, then end the exchange", "dealer_exchange": "discard, then end the exchange",
@@ -100,7 +102,7 @@ def draw(game: PicchettoGame, seat: int, observation: dict[str, np.ndarray], to_
     if to_act == seat:
         ids = np.flatnonzero(mask[32:64]) if phase.endswith("exchange") else np.flatnonzero(mask[:32])
         legal = {FRENCH.codes[c] for c in ids}
-    t.hand(410, 136, seat, v["hand"], legal)
+    t.hand(*HAND_BOX, seat, v["hand"], legal)
     return t.array()
 
 

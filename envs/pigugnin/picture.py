@@ -15,10 +15,12 @@ from envs.core.picture import Table, turn
 from envs.pigugnin.game import PigugninGame
 from envs.pigugnin.observation import decode
 
-__all__ = ["SIZE", "draw"]
+__all__ = ["SIZE", "HAND_BOX", "draw"]
 
 #: (width, height) of every frame
 SIZE = (960, 448)
+#: (top, height) of the "Your hand" box, across the table
+HAND_BOX = (300, 134)
 
 
 def draw(game: PigugninGame, seat: int, observation: dict[str, np.ndarray], to_act: int | None) -> np.ndarray:
@@ -71,5 +73,5 @@ def draw(game: PigugninGame, seat: int, observation: dict[str, np.ndarray], to_a
     legal = None
     if to_act == seat:
         legal = {ITALIAN.codes[c] for c in np.flatnonzero(observation["action_mask"][: ITALIAN.size])}
-    t.hand(300, 134, seat, v["hand"], legal)
+    t.hand(*HAND_BOX, seat, v["hand"], legal)
     return t.array()
