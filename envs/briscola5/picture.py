@@ -22,7 +22,7 @@ __all__ = ["SIZE", "HAND_BOX", "draw"]
 #: (width, height) of every frame
 SIZE = (960, 448)
 #: (top, height) of the "Your hand" box, across the table
-HAND_BOX = (300, 134)
+HAND_BOX = (304, 130)
 N = NUM_PLAYERS
 _VERBS = {"forfeit_check": "forfeit or play the hand", "auction": "bid or pass", "call": "call a card",
           "trick_play": "play a card"}
@@ -59,18 +59,18 @@ def draw(game: Briscola5Game, seat: int, observation: dict[str, np.ndarray], to_
             lines.append(f"points {v['points_taken'][r]} · tricks {v['tricks_taken'][r]}")
         name = f"player_{p}" + (" (you)" if r == 0 else "") + (" · dealer" if p == dealer else "")
         seats.append(dict(name=name, lines=[x for x in lines if x], count=count, you=r == 0, acting=p == to_act))
-    t.seat_row(56, 100, seats)
+    t.seat_row(56, 104, seats)
 
     # the trick in progress, in play order from its leader
     trick_w = 20 + 50 * N - 6
     title = f"Trick {v['trick_no'] + 1}/{NUM_TRICKS}" if phase == "trick_play" else "Trick in progress"
-    t.trick(14, 166, trick_w, 124, title,
+    t.trick(14, 170, trick_w, 124, title,
             [(code, f"player_{absolute(v['trick_leader'] + i)}") for i, code in enumerate(v["trick"])])
 
     # the auction or the contract
     x = 14 + trick_w + 10
     box_w = SIZE[0] - 14 - x
-    t.box(x, 166, box_w, 124, {"forfeit_check": "Auction", "auction": "Auction", "over": "Result"}.get(phase, "Contract"))
+    t.box(x, 170, box_w, 124, {"forfeit_check": "Auction", "auction": "Auction", "over": "Result"}.get(phase, "Contract"))
     if phase == "over":
         ranked = sorted(range(N), key=lambda p: (-scores[(p - seat) % N], p))
         lines, note = [f"the match of {num_hands} hand{'s' if num_hands > 1 else ''} is over; classifica:",
@@ -78,9 +78,9 @@ def draw(game: Briscola5Game, seat: int, observation: dict[str, np.ndarray], to_
     else:
         lines, note = _contract_lines(game, v, seat, absolute)
     if v["called_card"] is not None:
-        t.card(x + box_w - 58, 194, v["called_card"], small=True)
-        t.text(x + box_w - 36, 262, "called", 11, anchor="ma")
-    y = t.lines(x + 10, 194, lines, box_w - 80)
+        t.card(x + box_w - 58, 198, v["called_card"], small=True)
+        t.text(x + box_w - 36, 266, "called", 11, anchor="ma")
+    y = t.lines(x + 10, 198, lines, box_w - 80)
     if note:
         t.text(x + 10, y + 2, t.fit(note, box_w - 80), 13, fill=RGB["gold"], bold=True)
 

@@ -283,7 +283,7 @@ class Table:
         else:
             self.box(x, y, w, h, opacity=0.22, outline=RGB["gold"] if you else None)
         self.text(x + 10, y + 7, self.fit(name, w - 20, 14), 14, bold=True)
-        yy = self.lines(x + 10, y + 27, lines, w - 20, size=12, step=16)
+        yy = self.lines(x + 10, y + 26, lines, w - 20, size=12, step=15)
         self.backs(x + 10, max(yy + 3, y + h - BACK_SIZE[1] - 9), count, w - 20)
 
     # -- the parts every game's table has ---------------------------------------------------------

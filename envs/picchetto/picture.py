@@ -23,7 +23,7 @@ __all__ = ["SIZE", "HAND_BOX", "draw"]
 #: (width, height) of every frame
 SIZE = (960, 560)
 #: (top, height) of the "Your hand" box, across the table
-HAND_BOX = (410, 136)
+HAND_BOX = (414, 132)
 _GAMES = ("partita", "rivincita", "bella")
 _TITLES = {"point": "Punto", "sequence": "Scala", "sets": "Tris/Quattordici"}
 _VERBS = {"elder_exchange": "discard, then end the exchange", "dealer_exchange": "discard, then end the exchange",
@@ -63,39 +63,39 @@ def draw(game: PicchettoGame, seat: int, observation: dict[str, np.ndarray], to_
             lines.append(" · ".join(tags))
         name = f"player_{p}" + (" (you)" if r == 0 else "") + (" · dealer" if r == dealer_r else " · elder")
         seats.append(dict(name=name, lines=lines, count=counts[r], you=r == 0, acting=p == to_act))
-    t.seat_row(56, 100, seats)
+    t.seat_row(56, 104, seats)
 
     # the trick in progress: at most the led card
     trick_phase = phase in ("trick_lead", "trick_follow")
     title = f"Trick {min(v['trick_no'] + 1, NUM_TRICKS)}/{NUM_TRICKS}" if trick_phase else "Trick"
     led = [] if v["trick_card"] is None else [(v["trick_card"], f"player_{absolute(v['leader'])}")]
-    t.trick(14, 166, 124, 124, title, led)
+    t.trick(14, 170, 124, 124, title, led)
 
     # the talon
     x = 148
-    t.box(x, 166, 150, 124, "Talon")
+    t.box(x, 170, 150, 124, "Talon")
     left = _talon_left(v, phase, elder_r)
-    t.backs(x + 10, 194, left, 130)
-    t.text(x + 10, 224, f"{left} cards" + (" set aside" if trick_phase or phase == "over" else ""), 13)
+    t.backs(x + 10, 198, left, 130)
+    t.text(x + 10, 228, f"{left} cards" + (" set aside" if trick_phase or phase == "over" else ""), 13)
     if v["leftover"]:
-        t.lines(x + 10, 242, [" ".join(v["leftover"][:4]), " ".join(v["leftover"][4:])], 130, size=12, step=15)
+        t.lines(x + 10, 246, [" ".join(v["leftover"][:4]), " ".join(v["leftover"][4:])], 130, size=12, step=15)
 
     # the declarations
     x = 308
-    t.box(x, 166, SIZE[0] - 14 - x, 124, "Declarations")
-    t.lines(x + 10, 192, _declaration_lines(v, elder_r, dealer_r, absolute), SIZE[0] - 14 - x - 20, size=12,
+    t.box(x, 170, SIZE[0] - 14 - x, 124, "Declarations")
+    t.lines(x + 10, 196, _declaration_lines(v, elder_r, dealer_r, absolute), SIZE[0] - 14 - x - 20, size=12,
             step=16)
 
     # the seat's exchange (its own discards and draws: private to it)
-    t.box(14, 300, SIZE[0] - 28, 100, f"Your exchange (player_{seat})")
+    t.box(14, 304, SIZE[0] - 28, 100, f"Your exchange (player_{seat})")
     xx = 24
     for label, cards in (("discarded", v["discards"]), ("drew", v["drawn"]), ("could have drawn", v["peeked"])):
         if cards:
-            t.text(xx, 344, label, 12)
+            t.text(xx, 348, label, 12)
             xx += t.text_width(label, 12) + 8
-            xx += t.cards(xx, 326, cards, small=True) + 18
+            xx += t.cards(xx, 330, cards, small=True) + 18
     if xx == 24:
-        t.text(24, 344, "nothing exchanged yet" if phase in ("elder_exchange", "dealer_exchange") else "-", 13)
+        t.text(24, 348, "nothing exchanged yet" if phase in ("elder_exchange", "dealer_exchange") else "-", 13)
 
     # the seat's hand: the cards it may play (or discard) raised in gold, the others dimmed
     legal = None

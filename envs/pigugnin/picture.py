@@ -20,7 +20,7 @@ __all__ = ["SIZE", "HAND_BOX", "draw"]
 #: (width, height) of every frame
 SIZE = (960, 448)
 #: (top, height) of the "Your hand" box, across the table
-HAND_BOX = (300, 134)
+HAND_BOX = (304, 130)
 
 
 def draw(game: PigugninGame, seat: int, observation: dict[str, np.ndarray], to_act: int | None) -> np.ndarray:
@@ -49,17 +49,17 @@ def draw(game: PigugninGame, seat: int, observation: dict[str, np.ndarray], to_a
             lines.append("took the Pigugnin (JS)")
         name = f"player_{p}" + (" (you)" if r == 0 else "") + (" · dealer" if p == dealer else "")
         seats.append(dict(name=name, lines=lines, count=count, you=r == 0, acting=p == to_act))
-    t.seat_row(56, 100, seats)
+    t.seat_row(56, 104, seats)
 
     # the trick in progress, in play order from its leader
     trick_w = 20 + 50 * 5 - 6
-    t.trick(14, 166, trick_w, 124, f"Trick {min(done + 1, hand_size)}/{hand_size}",
+    t.trick(14, 170, trick_w, 124, f"Trick {min(done + 1, hand_size)}/{hand_size}",
             [(code, f"player_{absolute(r)}") for r, code in v["trick"]])
 
     # the hand and the game
     x = 14 + trick_w + 10
     box_w = SIZE[0] - 14 - x
-    t.box(x, 166, box_w, 124, "This hand" if flags["episode"] == "hand" else "The game")
+    t.box(x, 170, box_w, 124, "This hand" if flags["episode"] == "hand" else "The game")
     taker = "not taken yet" if v["pig_taker"] is None else f"taken by player_{absolute(v['pig_taker'])}"
     lines = [
         f"tricks played {done} of {hand_size} · card points taken {sum(v['points'])}",
@@ -67,7 +67,7 @@ def draw(game: PigugninGame, seat: int, observation: dict[str, np.ndarray], to_a
         f"a player loses at {flags['sole_loss_threshold']} busche, or at {flags['loss_threshold']} "
         f"once a second player has {flags['loss_threshold']}",
     ]
-    t.lines(x + 10, 194, lines, box_w - 20)
+    t.lines(x + 10, 198, lines, box_w - 20)
 
     # the seat's hand: when it is to play, the legal cards raised in gold and the others dimmed
     legal = None
