@@ -163,7 +163,7 @@ class SingleSeatEnv(gym.Env):
     | ``flags``       | ``None``    | game flags (dict); extra keyword arguments are flags too     |
     | ``reward_scale``| ``1.0``     | the learner's rewards are multiplied by it (info keeps the raw return) |
     | ``snapshot_share``, ``max_snapshots`` | 0.5, 5 | self-play pool settings          |
-    | ``render_mode`` | ``None``    | ``"ansi"``: ``render()`` returns the table from the learner's seat |
+    | ``render_mode`` | ``None``    | ``"ansi"``: ``render()`` returns the table from the learner's seat as text; ``"rgb_array"``: as a ``uint8[H, W, 3]`` picture (needs ``pip install 'mazzo[render]'``) |
     | ``illegal_action`` | ``"raise"`` | ``"raise"``: an illegal action raises ``IllegalActionError`` (nothing changes); ``"terminate"``: it ends the episode with ``illegal_reward`` |
     | ``illegal_reward`` | ``-1.0``  | the learner's reward for an illegal action with ``"terminate"`` (not scaled) |
 
@@ -175,7 +175,7 @@ class SingleSeatEnv(gym.Env):
     This makes the env pass Stable-Baselines3's ``check_env``, which steps with random ids.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -204,8 +204,8 @@ class SingleSeatEnv(gym.Env):
             raise ConfigError(f"illegal_reward must be a finite number; got {illegal_reward!r}")
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        if render_mode not in (None, "ansi"):
-            raise ConfigError(f"invalid render_mode {render_mode!r}; allowed: None, 'ansi'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"invalid render_mode {render_mode!r}; allowed: None, 'ansi', 'rgb_array'")
         self.game = game
         self.flags = {**dict(flags or {}), **more_flags}
         self.raw = spec.raw_env(render_mode=render_mode, **self.flags)  # validates the flags
@@ -335,7 +335,7 @@ class SingleSeatEnv(gym.Env):
             return np.zeros(self.action_space.n, dtype=bool)
         return self.raw.observe(self.learner_agent)["action_mask"].astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             return None
         self.raw.render_seat = self.learner

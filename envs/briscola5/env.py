@@ -130,7 +130,7 @@ __doc__ = fill_tables(__doc__, flags_table=flags_table(FLAGS), observation_table
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming)
     """Briscola in cinque without wrappers (raises on illegal actions itself)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "briscola5_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "briscola5_v0", "is_parallelizable": False, "render_fps": 2}
     game_class = Briscola5Game
     observer_class = Briscola5Observer
 

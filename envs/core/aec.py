@@ -33,6 +33,7 @@ Conventions (the project's architecture notes, summarised):
 from __future__ import annotations
 
 import copy
+import importlib
 from typing import Any
 
 import numpy as np
@@ -55,9 +56,13 @@ def mask_to_array(mask: int, num_actions: int, nbytes: int) -> np.ndarray:
 class CardGameEnv(AECEnv):
     """Shared AEC environment; subclasses set ``metadata``, ``game_class`` and ``observer_class``."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "mazzo_card_game", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "mazzo_card_game", "is_parallelizable": False,
+                "render_fps": 2}
     game_class: type[CardGame]
     observer_class: type[Observer]
+    #: the module that draws ``render_mode="rgb_array"`` frames (``SIZE`` and ``draw(game, seat,
+    #: observation, to_act)``); None: ``picture`` beside the env's module (``envs.<game>.picture``)
+    picture_module: str | None = None
 
     def __init__(self, render_mode: str | None = None, **flags: Any):
         super().__init__()
@@ -256,9 +261,14 @@ class CardGameEnv(AECEnv):
         return [] if self._over else self.game.legal_actions(self.state_)
 
     # -- rendering ----------------------------------------------------------------------
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table as ``render_seat`` sees it: text (``"ansi"``; ``"human"`` prints it) or an
+        ``uint8[H, W, 3]`` picture (``"rgb_array"``, drawn on demand from the seat's observation
+        by the game's ``picture`` module; needs Pillow, ``pip install 'mazzo[render]'``)."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self._render_picture()
         if self.state_ is None:
             return "(not reset)"
         if self.render_seat == "all":
@@ -268,17 +278,37 @@ class CardGameEnv(AECEnv):
                 for seat, agent in enumerate(self.possible_agents)
             )
         else:
-            seat = self.render_seat if self.render_seat is not None else max(self._actor, 0)
-            if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < len(self.possible_agents):
-                raise ConfigError(
-                    f"{self.metadata['name']}: invalid render_seat {seat!r}; allowed: None (the seat to act), "
-                    f"a seat 0..{len(self.possible_agents) - 1}, or 'all' (every seat's view, for analysis)"
-                )
-            text = self.game.render(self.state_, int(seat))
+            text = self.game.render(self.state_, self._view_seat())
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _view_seat(self) -> int:
+        """The seat whose view ``render`` shows: ``render_seat``, or the seat to act."""
+        seat = self.render_seat if self.render_seat is not None else max(self._actor, 0)
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < len(self.possible_agents):
+            raise ConfigError(
+                f"{self.metadata['name']}: invalid render_seat {seat!r}; allowed: None (the seat to act), "
+                f"a seat 0..{len(self.possible_agents) - 1}, or 'all' (every seat's view, for analysis)"
+            )
+        return int(seat)
+
+    def _render_picture(self) -> np.ndarray:
+        # Imported here: Pillow is an extra, and nothing is drawn or kept per step.
+        picture = importlib.import_module(self.picture_module or f"{type(self).__module__.rpartition('.')[0]}.picture")
+        if self.state_ is None:
+            from envs.core.picture import blank
+
+            return blank(picture.SIZE, "(not reset)")
+        if isinstance(self.render_seat, str) and self.render_seat == "all":
+            raise ConfigError(
+                f"{self.metadata['name']}: render_seat 'all' is for the text modes; a picture (render_mode='rgb_array') "
+                f"shows one seat's view: allowed render_seat None (the seat to act) or a seat 0..{len(self.possible_agents) - 1}"
+            )
+        seat = self._view_seat()
+        observation = self.observe(self.possible_agents[seat])
+        return picture.draw(self.game, seat, observation, None if self._over else self._actor)
 
     def close(self) -> None:
         pass

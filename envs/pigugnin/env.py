@@ -155,7 +155,7 @@ __doc__ = fill_tables(__doc__, flags_table=flags_table(FLAGS), observation_table
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming)
     """The Pigugnìn AEC environment without the order-enforcing wrapper."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "pigugnin_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "pigugnin_v0", "is_parallelizable": False, "render_fps": 2}
     game_class = PigugninGame
     observer_class = PigugninObserver
 
