@@ -54,7 +54,7 @@ __all__ = [
     "FORMAT", "RUN_FORMAT", "EXT", "META_NAME", "WEIGHTS_NAME", "CheckpointError", "UnsafeCheckpointError",
     "checkpoint_path", "read_metadata", "read_policy_metadata", "read_run_metadata", "load_actor",
     "masked_probs", "save_checkpoint", "save_policy", "export_checkpoint", "actor_from_sb3", "actor_network",
-    "save_actor",
+    "save_actor", "build_actor", "ACTIVATIONS", "HUGE_NEG",
 ]
 
 FORMAT = "mazzo-policy/1"
@@ -228,19 +228,24 @@ def _expected_shapes(meta: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def _build_actor(meta: dict[str, Any], device: str = "cpu") -> Any:
-    """The actor as an ``nn.Sequential``: ``features`` (flatten), ``policy_net``, ``action_net``."""
+def build_actor(obs_size: int, num_actions: int, hidden: list[int], activation: str = "Tanh",
+                device: str | None = None) -> Any:
+    """The actor of this format, the one network definition of Mazzo's policies (the trainers build theirs with
+    it, ``load_actor`` rebuilds it): ``nn.Sequential(features=Flatten, policy_net=[Linear, activation] * len(hidden),
+    action_net=Linear)``, torch's default initialisation (the trainers then set their own)."""
     from collections import OrderedDict
 
     from torch import nn
 
-    act = getattr(nn, meta["network"]["activation"])  # a name of ACTIVATIONS (checked)
-    layers, last = [], math.prod(meta["obs_shape"])
-    for h in meta["network"]["pi"]:
+    if activation not in ACTIVATIONS:
+        raise CheckpointError(f"unknown activation {activation!r}; allowed: {', '.join(ACTIVATIONS)}")
+    act = getattr(nn, activation)  # a name of ACTIVATIONS: nothing else is ever looked up
+    layers, last = [], obs_size
+    for h in hidden:
         layers += [nn.Linear(last, h, device=device), act()]
         last = h
     return nn.Sequential(OrderedDict(features=nn.Flatten(), policy_net=nn.Sequential(*layers),
-                                     action_net=nn.Linear(last, meta["num_actions"], device=device)))
+                                     action_net=nn.Linear(last, num_actions, device=device)))
 
 
 def load_actor(path: str | os.PathLike, meta: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -275,7 +280,9 @@ def load_actor(path: str | os.PathLike, meta: dict[str, Any] | None = None) -> t
         if not isinstance(t, torch.Tensor) or t.dtype != torch.float32 or tuple(t.shape) != shape:
             got = (tuple(t.shape), str(t.dtype)) if isinstance(t, torch.Tensor) else type(t).__name__
             raise CheckpointError(f"{p}: tensor {name} of {WEIGHTS_NAME} should be float32 of shape {shape}, got {got}")
-    actor = _build_actor(meta, device="meta")  # no memory, no random init: the loaded tensors are assigned
+    net = meta["network"]
+    actor = build_actor(math.prod(meta["obs_shape"]), meta["num_actions"], net["pi"], net["activation"],
+                        device="meta")  # no memory, no random init: the loaded tensors are assigned
     actor.load_state_dict(state, strict=True, assign=True)
     actor.requires_grad_(False)
     return actor, meta
