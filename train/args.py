@@ -40,7 +40,8 @@ class BaseArgs:
     trainer: str = "sb3"
     """the trainer this config is for: sb3, batched or rllib (`python -m train` picks it; `engine` is an older name)"""
     seed: int = 1
-    """seeds every source of randomness of the run; the evaluation deals derive from it"""
+    """seeds every source of randomness of the run (Python, NumPy, torch, the games' deals, the seat draws, the
+    opponents; RLlib: its debugging seed); the evaluation deals derive from it"""
     total_timesteps: int = 200_000
     """decisions to train on in total (training stops at the first rollout boundary at or past it)"""
     reward_scale: float = 1.0

@@ -116,13 +116,23 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     return canonical(loaded)
 
 
+def _same_trainer(cls: type, values: dict[str, Any], where: str) -> None:
+    """A config for another trainer is refused first (its keys would be reported unknown, one by one)."""
+    own = {f.name: f.default for f in dataclasses.fields(cls)}.get("trainer")
+    if isinstance(own, str) and values.get("trainer", own) != own:
+        raise ConfigError(f"{where}: invalid value {values['trainer']!r} for 'trainer': these are the Args of the "
+                          f"{own!r} trainer (python -m train --config FILE runs the trainer a config names)")
+
+
 def load_config(cls: type, path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> Any:
     """An ``Args`` from a YAML file (optional) and a dict of overrides (``"env.FLAG"`` keys allowed)."""
     names = [f.name for f in dataclasses.fields(cls)]
     values: dict[str, Any] = {}
     if path is not None:
         p = Path(path)
-        for key, value in read_yaml(p).items():
+        loaded = read_yaml(p)
+        _same_trainer(cls, {**loaded, **canonical(overrides or {})}, str(p))
+        for key, value in loaded.items():
             if key not in names:
                 raise _unknown(str(key), names, str(p))
             values[key] = _check_value(cls, key, value, str(p))

@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m train") -> Path:
     """Run the trainer ``argv`` asks for; returns its run folder."""
     argv = list(sys.argv[1:] if argv is None else argv)
     name = trainer_of(argv)
-    if split_argv(argv)[2] and split_argv(argv)[0] is None:
+    config, _, wants_help = split_argv(argv)
+    if wants_help and config is None:
         print(f"{prog}: the config's `trainer` key picks the trainer ({', '.join(TRAINERS)}; default {DEFAULT}); "
               f"the keys of the {DEFAULT} trainer:\n")
     return trainer_module(name).main(argv, prog=prog)

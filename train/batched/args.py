@@ -22,8 +22,6 @@ class Args(PPOArgs):
     env: dict = field(default_factory=dict)
     """game flags, the keywords of the game's env() and vector_env() (e.g. {num_players: 4, episode: hand})"""
     trainer: str = "batched"
-    seed: int = 1
-    """seeds Python, NumPy, torch, the engine's deals, the seat draws and the opponents; evaluation deals derive from it"""
     total_timesteps: int = 3_000_000
     """learner decisions to collect in total (training stops at the first rollout boundary at or past it)"""
     num_envs: int = 256

@@ -21,8 +21,6 @@ MAIN = "main"
 class Args(BaseArgs):
     exp_name: str = "rllib"
     trainer: str = "rllib"
-    seed: int = 1
-    """seeds RLlib (debugging(seed=...): env runners, module weights) and derives the evaluation deals"""
     total_timesteps: int = 500_000
     """env steps (decisions, one seat acts per step) to sample in total; training stops at the first iteration past it"""
     reward_scale: float = 1.0

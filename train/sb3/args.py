@@ -20,8 +20,6 @@ ENV_KEYS = ("game", "env", "opponents", "seat", "reward_scale", "n_envs", "snaps
 class Args(PPOArgs):
     exp_name: str = "ppo"
     trainer: str = "sb3"
-    seed: int = 1
-    """seeds Python, NumPy, torch and every environment; evaluation deals derive from it"""
     total_timesteps: int = 200_000
     """learner decisions to train for in total (a resumed run counts the steps already done); rounded up to whole rollouts"""
     net_arch: list = field(default_factory=lambda: [256, 256])
