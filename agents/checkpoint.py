@@ -4,8 +4,8 @@ Two kinds of file, told apart by their members and their JSON only (nothing is u
 
 | kind                | written by                                   | loaded by                           | from anyone? |
 |---------------------|----------------------------------------------|-------------------------------------|--------------|
-| safe checkpoint, ``*.mazzo.zip`` | ``train/ppo.py`` (``best.mazzo.zip``, ``last.mazzo.zip``, self-play snapshots), ``train/ppo_batched.py`` (``save_actor``: the same files from a plain torch actor), ``python -m agents.trained export`` | ``make_agent("ppo:PATH")``, ``TrainedAgent``, ``--players ppo:PATH`` | yes: JSON, and tensors read with ``torch.load(weights_only=True)`` |
-| SB3 run file, ``*.zip`` | ``train/ppo.py`` (``best.zip``, ``last.zip``) | ``python -m train.ppo --resume``, ``export`` | no: its ``data`` member is a pickle, which can run code; trusted files only (your own runs) |
+| safe checkpoint, ``*.mazzo.zip`` | every trainer (``best.mazzo.zip``, ``last.mazzo.zip``, self-play snapshots): ``train/sb3`` (``save_policy``), ``train/batched`` and ``train/rllib`` (``save_actor``: the same files from a plain torch actor), ``python -m agents.trained export`` | ``make_agent("ppo:PATH")``, ``TrainedAgent``, ``--players ppo:PATH`` | yes: JSON, and tensors read with ``torch.load(weights_only=True)`` |
+| SB3 run file, ``*.zip`` | ``train/sb3`` (``best.zip``, ``last.zip``) | ``python -m train --resume``, ``export`` | no: its ``data`` member is a pickle, which can run code; trusted files only (your own runs) |
 
 A safe checkpoint is a zip with exactly two members:
 
@@ -33,7 +33,7 @@ shapes. The value network is not kept: playing does not need it. Decisions are t
 become ``-1e8``, normalized again; the greedy action is the argmax of the softmax (the first on ties), a
 sample is drawn from it.
 
-An SB3 run file written by ``train/ppo.py`` also carries a ``mazzo.json`` (format ``"mazzo-ppo/1"``,
+An SB3 run file written by ``train/sb3`` also carries a ``mazzo.json`` (format ``"mazzo-ppo/1"``,
 the same keys without ``network``) so that ``--resume`` checks the game before SB3 unpickles anything.
 """
 
@@ -87,8 +87,8 @@ def checkpoint_path(path: str | os.PathLike) -> Path:
                 p = Path(str(p) + ext)
                 break
     if not p.is_file():
-        raise FileNotFoundError(f"checkpoint not found: {str(path)!r} (expected a {EXT} file written by train/ppo.py "
-                                "or by python -m agents.trained export)")
+        raise FileNotFoundError(f"checkpoint not found: {str(path)!r} (expected a {EXT} file written by a trainer "
+                                "(python -m train) or by python -m agents.trained export)")
     return p
 
 
@@ -148,7 +148,7 @@ def _no_meta(p: Path, names: list[str]) -> CheckpointError:
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
-    """The ``mazzo.json`` of a safe checkpoint or of an SB3 run file of ``train/ppo.py``: JSON only."""
+    """The ``mazzo.json`` of a safe checkpoint or of an SB3 run file of ``train/sb3``: JSON only."""
     p, meta, names = _open_meta(path)
     if meta is None:
         raise _no_meta(p, names)
@@ -161,7 +161,7 @@ def read_run_metadata(path: str | os.PathLike) -> dict[str, Any]:
     """The ``mazzo.json`` of an SB3 run file (what ``--resume`` takes); refuses a play-only checkpoint."""
     p, meta, _ = _open_meta(path)
     if meta is None:
-        raise CheckpointError(f"{p} is not a run file of train/ppo.py: it has no {META_NAME} "
+        raise CheckpointError(f"{p} is not a run file of the SB3 trainer: it has no {META_NAME} "
                               "(--resume takes runs/<run>/last.zip)")
     if meta.get("format") == FORMAT:
         raise CheckpointError(
@@ -391,7 +391,7 @@ def actor_network(actor: Any) -> dict[str, Any]:
 
     ``actor`` is an ``nn.Sequential`` with the children ``features`` (``nn.Flatten``), ``policy_net``
     (``Linear``/activation pairs) and ``action_net`` (``Linear``), the module ``load_actor`` returns
-    (``train/ppo_batched.py`` builds its actor so). Anything else raises ``CheckpointError``.
+    (``build_actor`` builds it so, for every trainer). Anything else raises ``CheckpointError``.
     """
     from torch import nn
 
@@ -478,7 +478,7 @@ def export_checkpoint(src: str | os.PathLike, dst: str | os.PathLike, game: str 
     """Convert a TRUSTED Stable-Baselines3 MaskablePPO file into a safe checkpoint at ``dst``.
 
     Loading ``src`` unpickles it (SB3's format), which can run code: only convert files you trust, such
-    as your own runs. ``src`` written by ``train/ppo.py`` carries its game and flags; a plain SB3 file
+    as your own runs. ``src`` written by ``train/sb3`` carries its game and flags; a plain SB3 file
     needs ``game`` (and ``flags`` if not the defaults). A safe checkpoint as ``src`` is checked and copied.
     """
     p, meta, names = _open_meta(src)
@@ -490,7 +490,7 @@ def export_checkpoint(src: str | os.PathLike, dst: str | os.PathLike, game: str 
         raise CheckpointError(f"{src}: unknown checkpoint format {meta.get('format')!r}; expected {RUN_FORMAT!r}")
     if not meta:
         if game is None:
-            raise CheckpointError(f"{src} has no {META_NAME} (not written by train/ppo.py): give the game it was "
+            raise CheckpointError(f"{src} has no {META_NAME} (not written by the SB3 trainer): give the game it was "
                                   "trained on (--game GAME, and --flags JSON if not the defaults)")
         meta = {"game": game, "flags": dict(flags or {})}
     from stable_baselines3.common.save_util import load_from_zip_file

@@ -13,7 +13,7 @@ For each game:
 | batched, ``config (<opponents>)`` | ``configs/<game>/ppo_batched.yaml`` as it is (its own opponents: ``heuristic-v1``, the frozen numba port of the 0.1 heuristic): the issue's "default batched config" |
 | batched, ``<opponents>`` | ``train.batched.ppo.BatchedPPO`` built from ``configs/<game>/ppo_batched.yaml`` with ``opponents`` replaced (``random``; ``heuristic``: the numba port of ``agents/batched/<game>.py``; ``heuristic-python``: the Python heuristic called row by row) and everything else as the config says (its share of self-play games too, and ``--set`` overrides): ``--rollouts`` rollouts and updates after one warm-up (numba compiles, torch's first calls) |
 | batched, self-play only | the same config with ``all_seats_share: 1`` (no opponent at all) |
-| SB3, ``<opponents>`` | ``train/ppo.py``'s model on ``configs/<game>/ppo.yaml`` (MaskablePPO on ``SingleSeatEnv``, DummyVecEnv): ``model.learn(--sb3-steps)`` after one warm-up rollout; the default config row plays that config's own opponents (``heuristic-v1``, the Python 0.1 heuristic) |
+| SB3, ``<opponents>`` | the SB3 trainer's model (``train/sb3``) on ``configs/<game>/ppo.yaml`` (MaskablePPO on ``SingleSeatEnv``, DummyVecEnv): ``model.learn(--sb3-steps)`` after one warm-up rollout; the default config row plays that config's own opponents (``heuristic-v1``, the Python 0.1 heuristic) |
 
 A learner step is one decision of the learner that is trained on (SB3's ``num_timesteps``; the
 batched trainer's ``global_step``). Rates are given per wall second and per CPU second of this process
