@@ -10,7 +10,7 @@ imports torch). ``python -m train --config FILE`` runs the trainer the config's 
 | ``train.args`` | ``BaseArgs`` (every trainer's keys) and ``PPOArgs`` (SB3's and the batched trainer's), their checks |
 | ``train.config`` | YAML configs and command-line overrides of an ``Args`` dataclass, ``--help`` |
 | ``train.runs`` | the run folder, ``config.yaml``, CSV rows, pinned numerics, seeding, the end of a run |
-| ``train.evaluating`` | the periodic evaluations (``eval.csv``, the best checkpoint) and the final one, with reference levels |
+| ``train.learner_eval`` | the periodic evaluations (``eval.csv``, the best checkpoint) and the final one, with reference levels |
 | ``train.resume`` | a resumed run's folder and curves, the safe training state file |
 | ``train.imitation`` | the warm start: a teacher's decisions (AEC env or batched engine), fitted before PPO |
 | ``train.networks`` | the actor (``agents.checkpoint.build_actor``, initialised) and critic, fast forward paths |

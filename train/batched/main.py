@@ -2,7 +2,7 @@
 log; evaluate, checkpoint and snapshot at rollout boundaries), evaluate the best, report.
 
 The algorithm is ``BatchedPPO`` (``train/batched/ppo.py``); everything else is the shared pieces of
-``train/`` (``args``, ``runs``, ``evaluating``, ``resume``, ``imitation``, ``report``).
+``train/`` (``args``, ``runs``, ``learner_eval``, ``resume``, ``imitation``, ``report``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from train.batched.args import Args, check_args
 from train.batched.ppo import BatchedPPO
 from train.batched.state import STATE_FORMAT, STATE_NAME, check_resume, get_state, load_state
 from train.config import parse_args, to_dict
-from train.evaluating import STATE_KEYS, PeriodicEvaluation, final_evaluation
+from train.learner_eval import STATE_KEYS, PeriodicEvaluation, final_evaluation
 from train.resume import continue_run, copy_snapshots, resume_argv, save_train_state
 from train.runs import (
     METRIC_KEYS,
@@ -42,6 +42,7 @@ LOOP_KEYS = ("next_snapshot", "train_time", "elapsed", "segments")
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m train.batched") -> Path:
+    """One run (module docstring); returns its folder."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(Args, resume_argv(argv), prog=prog)
     resumed = check_resume(args) if args.resume else None  # before anything is built: clear errors first

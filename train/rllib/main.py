@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from train.config import parse_args
-from train.evaluating import PeriodicEvaluation, final_evaluation
+from train.learner_eval import PeriodicEvaluation, final_evaluation
 from train.rllib.algorithm import build_config, export_module, metrics_row, require_ray, start_ray, stop, versions
 from train.rllib.args import Args, check_args, module_ids
 from train.runs import append_csv, finish_run, new_run_dir, pin_numerics, start_run, timing
@@ -22,6 +22,7 @@ CHECKPOINTS = "exported from RLlib's module by train/rllib"
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m train.rllib") -> Path:
+    """One run (module docstring); returns its folder. Ray is stopped at the end if this run started it."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(Args, argv, prog=prog)
     meta = check_args(args)

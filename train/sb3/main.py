@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from train.config import parse_args
-from train.evaluating import final_evaluation
+from train.learner_eval import final_evaluation
 from train.resume import continue_run
 from train.runs import finish_run, new_run_dir, pin_numerics, seed_everything, start_run, timing
 from train.sb3.args import ENV_KEYS, Args, check_args

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from train.evaluating import PeriodicEvaluation
+from train.learner_eval import PeriodicEvaluation
 from train.runs import METRIC_KEYS, append_csv
 
 __all__ = ["Schedule", "make_schedule", "STATE_SUFFIX"]
