@@ -27,7 +27,7 @@ test-fast: $(STAMP) lint
 	$(PY) -m pytest -m "not slow" -n 2
 
 train: $(STAMP)
-	$(PY) -m train.ppo --config $(CONFIG)
+	$(PY) -m train --config $(CONFIG)
 
 bench: $(STAMP)
 	$(PY) benchmarks/env_speed.py

@@ -4,8 +4,8 @@ Two kinds of file, told apart by their members and their JSON only (nothing is u
 
 | kind                | written by                                   | loaded by                           | from anyone? |
 |---------------------|----------------------------------------------|-------------------------------------|--------------|
-| safe checkpoint, ``*.mazzo.zip`` | ``train/ppo.py`` (``best.mazzo.zip``, ``last.mazzo.zip``, self-play snapshots), ``train/ppo_batched.py`` (``save_actor``: the same files from a plain torch actor), ``python -m agents.trained export`` | ``make_agent("ppo:PATH")``, ``TrainedAgent``, ``--players ppo:PATH`` | yes: JSON, and tensors read with ``torch.load(weights_only=True)`` |
-| SB3 run file, ``*.zip`` | ``train/ppo.py`` (``best.zip``, ``last.zip``) | ``python -m train.ppo --resume``, ``export`` | no: its ``data`` member is a pickle, which can run code; trusted files only (your own runs) |
+| safe checkpoint, ``*.mazzo.zip`` | every trainer (``best.mazzo.zip``, ``last.mazzo.zip``, self-play snapshots): ``train/sb3`` (``save_policy``), ``train/batched`` and ``train/rllib`` (``save_actor``: the same files from a plain torch actor), ``python -m agents.trained export`` | ``make_agent("ppo:PATH")``, ``TrainedAgent``, ``--players ppo:PATH`` | yes: JSON, and tensors read with ``torch.load(weights_only=True)`` |
+| SB3 run file, ``*.zip`` | ``train/sb3`` (``best.zip``, ``last.zip``) | ``python -m train --resume``, ``export`` | no: its ``data`` member is a pickle, which can run code; trusted files only (your own runs) |
 
 A safe checkpoint is a zip with exactly two members:
 
@@ -33,7 +33,7 @@ shapes. The value network is not kept: playing does not need it. Decisions are t
 become ``-1e8``, normalized again; the greedy action is the argmax of the softmax (the first on ties), a
 sample is drawn from it.
 
-An SB3 run file written by ``train/ppo.py`` also carries a ``mazzo.json`` (format ``"mazzo-ppo/1"``,
+An SB3 run file written by ``train/sb3`` also carries a ``mazzo.json`` (format ``"mazzo-ppo/1"``,
 the same keys without ``network``) so that ``--resume`` checks the game before SB3 unpickles anything.
 """
 
@@ -54,7 +54,7 @@ __all__ = [
     "FORMAT", "RUN_FORMAT", "EXT", "META_NAME", "WEIGHTS_NAME", "CheckpointError", "UnsafeCheckpointError",
     "checkpoint_path", "read_metadata", "read_policy_metadata", "read_run_metadata", "load_actor",
     "masked_probs", "save_checkpoint", "save_policy", "export_checkpoint", "actor_from_sb3", "actor_network",
-    "save_actor",
+    "save_actor", "build_actor", "ACTIVATIONS", "HUGE_NEG",
 ]
 
 FORMAT = "mazzo-policy/1"
@@ -87,8 +87,8 @@ def checkpoint_path(path: str | os.PathLike) -> Path:
                 p = Path(str(p) + ext)
                 break
     if not p.is_file():
-        raise FileNotFoundError(f"checkpoint not found: {str(path)!r} (expected a {EXT} file written by train/ppo.py "
-                                "or by python -m agents.trained export)")
+        raise FileNotFoundError(f"checkpoint not found: {str(path)!r} (expected a {EXT} file written by a trainer "
+                                "(python -m train) or by python -m agents.trained export)")
     return p
 
 
@@ -148,7 +148,7 @@ def _no_meta(p: Path, names: list[str]) -> CheckpointError:
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
-    """The ``mazzo.json`` of a safe checkpoint or of an SB3 run file of ``train/ppo.py``: JSON only."""
+    """The ``mazzo.json`` of a safe checkpoint or of an SB3 run file of ``train/sb3``: JSON only."""
     p, meta, names = _open_meta(path)
     if meta is None:
         raise _no_meta(p, names)
@@ -161,7 +161,7 @@ def read_run_metadata(path: str | os.PathLike) -> dict[str, Any]:
     """The ``mazzo.json`` of an SB3 run file (what ``--resume`` takes); refuses a play-only checkpoint."""
     p, meta, _ = _open_meta(path)
     if meta is None:
-        raise CheckpointError(f"{p} is not a run file of train/ppo.py: it has no {META_NAME} "
+        raise CheckpointError(f"{p} is not a run file of the SB3 trainer: it has no {META_NAME} "
                               "(--resume takes runs/<run>/last.zip)")
     if meta.get("format") == FORMAT:
         raise CheckpointError(
@@ -228,19 +228,24 @@ def _expected_shapes(meta: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def _build_actor(meta: dict[str, Any], device: str = "cpu") -> Any:
-    """The actor as an ``nn.Sequential``: ``features`` (flatten), ``policy_net``, ``action_net``."""
+def build_actor(obs_size: int, num_actions: int, hidden: list[int], activation: str = "Tanh",
+                device: str | None = None) -> Any:
+    """The actor of this format, the one network definition of Mazzo's policies (the trainers build theirs with
+    it, ``load_actor`` rebuilds it): ``nn.Sequential(features=Flatten, policy_net=[Linear, activation] * len(hidden),
+    action_net=Linear)``, torch's default initialisation (the trainers then set their own)."""
     from collections import OrderedDict
 
     from torch import nn
 
-    act = getattr(nn, meta["network"]["activation"])  # a name of ACTIVATIONS (checked)
-    layers, last = [], math.prod(meta["obs_shape"])
-    for h in meta["network"]["pi"]:
+    if activation not in ACTIVATIONS:
+        raise CheckpointError(f"unknown activation {activation!r}; allowed: {', '.join(ACTIVATIONS)}")
+    act = getattr(nn, activation)  # a name of ACTIVATIONS: nothing else is ever looked up
+    layers, last = [], obs_size
+    for h in hidden:
         layers += [nn.Linear(last, h, device=device), act()]
         last = h
     return nn.Sequential(OrderedDict(features=nn.Flatten(), policy_net=nn.Sequential(*layers),
-                                     action_net=nn.Linear(last, meta["num_actions"], device=device)))
+                                     action_net=nn.Linear(last, num_actions, device=device)))
 
 
 def load_actor(path: str | os.PathLike, meta: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -275,7 +280,9 @@ def load_actor(path: str | os.PathLike, meta: dict[str, Any] | None = None) -> t
         if not isinstance(t, torch.Tensor) or t.dtype != torch.float32 or tuple(t.shape) != shape:
             got = (tuple(t.shape), str(t.dtype)) if isinstance(t, torch.Tensor) else type(t).__name__
             raise CheckpointError(f"{p}: tensor {name} of {WEIGHTS_NAME} should be float32 of shape {shape}, got {got}")
-    actor = _build_actor(meta, device="meta")  # no memory, no random init: the loaded tensors are assigned
+    net = meta["network"]
+    actor = build_actor(math.prod(meta["obs_shape"]), meta["num_actions"], net["pi"], net["activation"],
+                        device="meta")  # no memory, no random init: the loaded tensors are assigned
     actor.load_state_dict(state, strict=True, assign=True)
     actor.requires_grad_(False)
     return actor, meta
@@ -384,7 +391,7 @@ def actor_network(actor: Any) -> dict[str, Any]:
 
     ``actor`` is an ``nn.Sequential`` with the children ``features`` (``nn.Flatten``), ``policy_net``
     (``Linear``/activation pairs) and ``action_net`` (``Linear``), the module ``load_actor`` returns
-    (``train/ppo_batched.py`` builds its actor so). Anything else raises ``CheckpointError``.
+    (``build_actor`` builds it so, for every trainer). Anything else raises ``CheckpointError``.
     """
     from torch import nn
 
@@ -471,7 +478,7 @@ def export_checkpoint(src: str | os.PathLike, dst: str | os.PathLike, game: str 
     """Convert a TRUSTED Stable-Baselines3 MaskablePPO file into a safe checkpoint at ``dst``.
 
     Loading ``src`` unpickles it (SB3's format), which can run code: only convert files you trust, such
-    as your own runs. ``src`` written by ``train/ppo.py`` carries its game and flags; a plain SB3 file
+    as your own runs. ``src`` written by ``train/sb3`` carries its game and flags; a plain SB3 file
     needs ``game`` (and ``flags`` if not the defaults). A safe checkpoint as ``src`` is checked and copied.
     """
     p, meta, names = _open_meta(src)
@@ -483,7 +490,7 @@ def export_checkpoint(src: str | os.PathLike, dst: str | os.PathLike, game: str 
         raise CheckpointError(f"{src}: unknown checkpoint format {meta.get('format')!r}; expected {RUN_FORMAT!r}")
     if not meta:
         if game is None:
-            raise CheckpointError(f"{src} has no {META_NAME} (not written by train/ppo.py): give the game it was "
+            raise CheckpointError(f"{src} has no {META_NAME} (not written by the SB3 trainer): give the game it was "
                                   "trained on (--game GAME, and --flags JSON if not the defaults)")
         meta = {"game": game, "flags": dict(flags or {})}
     from stable_baselines3.common.save_util import load_from_zip_file

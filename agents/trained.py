@@ -3,7 +3,7 @@
 It plays only safe checkpoints (``mazzo-policy/1``, ``*.mazzo.zip``: JSON metadata and the actor's
 weights read with ``torch.load(weights_only=True)``; ``agents/checkpoint.py`` describes the format).
 Loading one executes nothing from the file. A Stable-Baselines3 ``.zip`` (the run files that
-``train/ppo.py`` keeps for ``--resume``) is refused without being unpickled, with the way to convert
+SB3 trainer, ``train/sb3``, keeps for ``--resume``) is refused without being unpickled, with the way to convert
 a file you trust.
 
 The agent checks the game and the observation shape before it plays (at construction when the
@@ -88,7 +88,7 @@ class TrainedAgent(BaseAgent):
         if meta["game"] != game:
             raise ConfigError(
                 f"checkpoint {p} was trained on {meta['game']!r}; it cannot play {game!r} "
-                f"(train one with: python -m train.ppo --config configs/{game}/ppo.yaml)"
+                f"(train one with: python -m train --config configs/{game}/ppo.yaml)"
             )
         self.obs_shape = tuple(meta["obs_shape"])
         if flags is not None:
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     exp = sub.add_parser("export", help="SB3 run file (trusted) -> safe checkpoint")
     exp.add_argument("src", help="the SB3 .zip, e.g. runs/<run>/best.zip (trusted input)")
     exp.add_argument("dst", help=f"the safe checkpoint to write, e.g. runs/<run>/best{EXT}")
-    exp.add_argument("--game", help="the game, for an SB3 file without mazzo.json (not written by train/ppo.py)")
+    exp.add_argument("--game", help="the game, for an SB3 file without mazzo.json (not written by the SB3 trainer)")
     exp.add_argument("--flags", default="{}", help="its game flags as JSON (with --game), e.g. '{\"num_players\": 4}'")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:

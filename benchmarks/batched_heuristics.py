@@ -41,8 +41,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from agents import make_agent  # noqa: E402
+from agents.rows import batched_heuristic_class  # noqa: E402
 from envs.registry import GAMES, game_spec  # noqa: E402
-from train.batched_opponents import batched_heuristic_class  # noqa: E402
 
 
 def machine() -> str:

@@ -1,4 +1,4 @@
-"""Env-runner sampling speed of the RLlib trainer (``train/rllib.py``) with 1 and 2 env runners.
+"""Env-runner sampling speed of the RLlib trainer (``train/rllib/``) with 1 and 2 env runners.
 
     nice -n 5 python benchmarks/rllib_speed.py                      # briscola5, 1 and 2 env runners
     python benchmarks/rllib_speed.py --game picchetto --flag episode=hand --runners 1 2 4 --steps 4000
@@ -30,7 +30,8 @@ def measure(game: str, flags: dict, runners: int, steps: int, repeats: int, num_
     import ray
 
     from train.config import load_config
-    from train.rllib import Args, build_config, check_args
+    from train.rllib import Args, check_args
+    from train.rllib.algorithm import build_config
 
     overrides = {"num_env_runners": runners, "train_batch_size": 1000, "minibatch_size": 250, "selfplay": False}
     args = load_config(Args, ROOT / "configs" / game / "rllib.yaml", overrides)

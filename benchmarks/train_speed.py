@@ -11,9 +11,9 @@ For each game:
 | row | what is timed |
 |---|---|
 | batched, ``config (<opponents>)`` | ``configs/<game>/ppo_batched.yaml`` as it is (its own opponents: ``heuristic-v1``, the frozen numba port of the 0.1 heuristic): the issue's "default batched config" |
-| batched, ``<opponents>`` | ``train.ppo_batched.BatchedPPO`` built from ``configs/<game>/ppo_batched.yaml`` with ``opponents`` replaced (``random``; ``heuristic``: the numba port of ``agents/batched/<game>.py``; ``heuristic-python``: the Python heuristic called row by row) and everything else as the config says (its share of self-play games too, and ``--set`` overrides): ``--rollouts`` rollouts and updates after one warm-up (numba compiles, torch's first calls) |
+| batched, ``<opponents>`` | ``train.batched.ppo.BatchedPPO`` built from ``configs/<game>/ppo_batched.yaml`` with ``opponents`` replaced (``random``; ``heuristic``: the numba port of ``agents/batched/<game>.py``; ``heuristic-python``: the Python heuristic called row by row) and everything else as the config says (its share of self-play games too, and ``--set`` overrides): ``--rollouts`` rollouts and updates after one warm-up (numba compiles, torch's first calls) |
 | batched, self-play only | the same config with ``all_seats_share: 1`` (no opponent at all) |
-| SB3, ``<opponents>`` | ``train/ppo.py``'s model on ``configs/<game>/ppo.yaml`` (MaskablePPO on ``SingleSeatEnv``, DummyVecEnv): ``model.learn(--sb3-steps)`` after one warm-up rollout; the default config row plays that config's own opponents (``heuristic-v1``, the Python 0.1 heuristic) |
+| SB3, ``<opponents>`` | the SB3 trainer's model (``train/sb3``) on ``configs/<game>/ppo.yaml`` (MaskablePPO on ``SingleSeatEnv``, DummyVecEnv): ``model.learn(--sb3-steps)`` after one warm-up rollout; the default config row plays that config's own opponents (``heuristic-v1``, the Python 0.1 heuristic) |
 
 A learner step is one decision of the learner that is trained on (SB3's ``num_timesteps``; the
 batched trainer's ``global_step``). Rates are given per wall second and per CPU second of this process
@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 
 os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MKL_CBWR": "AVX2,STRICT",
-                   "ATEN_CPU_CAPABILITY": "avx2"})  # train.ppo's PINNED_ENV, before torch loads
+                   "ATEN_CPU_CAPABILITY": "avx2"})  # train.runs.PINNED_ENV, before torch loads
 
 import argparse  # noqa: E402
 import platform  # noqa: E402
@@ -56,8 +56,9 @@ def _clock() -> tuple[float, float]:
 
 def batched_rate(game: str, rollouts: int, **overrides: Any) -> dict[str, Any]:
     """Learner steps per second of ``BatchedPPO`` on the game's default batched config with ``overrides``."""
+    from train.batched import Args, check_args
+    from train.batched.ppo import BatchedPPO
     from train.config import load_config
-    from train.ppo_batched import Args, BatchedPPO, check_args
 
     args = load_config(Args, ROOT / f"configs/{game}/ppo_batched.yaml", overrides)
     check_args(args)
@@ -81,12 +82,13 @@ def batched_rate(game: str, rollouts: int, **overrides: Any) -> dict[str, Any]:
 
 
 def sb3_rate(game: str, steps: int, opponents: str | None = None) -> dict[str, Any]:
-    """Learner steps per second of train/ppo.py's model on ``configs/<game>/ppo.yaml`` (its opponents unless given)."""
+    """Learner steps per second of the SB3 trainer's model on ``configs/<game>/ppo.yaml`` (its opponents unless given)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from train.config import load_config
-    from train.ppo import Args, make_env_fn
+    from train.sb3 import Args
+    from train.sb3.main import make_env_fn
 
     args = load_config(Args, ROOT / f"configs/{game}/ppo.yaml", {"opponents": opponents} if opponents else {})
     vec = VecMonitor(DummyVecEnv([make_env_fn(args, []) for _ in range(args.n_envs)]))
@@ -130,9 +132,9 @@ def main(argv: list[str] | None = None) -> None:
 
     import torch
 
+    from train.batched import Args as BatchedArgs
     from train.config import load_config
-    from train.ppo import Args as SB3Args
-    from train.ppo_batched import Args as BatchedArgs
+    from train.sb3 import Args as SB3Args
 
     torch.set_num_threads(args.threads)
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()

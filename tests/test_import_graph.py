@@ -1,4 +1,5 @@
-"""The project's own modules import each other without a cycle (ARCHITECTURE.md: envs, agents, train, play).
+"""The project's own modules import each other without a cycle, and in one direction: envs <- agents <- train
+(ARCHITECTURE.md: envs, agents, train, play; play sits beside train).
 
 The graph is read from the source with ``ast`` (nothing is imported): every ``import`` and
 ``from ... import`` of a project module is an edge, at module level or inside a function (a
@@ -95,3 +96,15 @@ def test_no_import_cycle():
 def test_the_cycle_finder_finds_one():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+#: what each package may not import: the games know no players, the players know no trainers
+FORBIDDEN = {"envs": ("agents", "train", "play"), "agents": ("train", "play")}
+
+
+def test_dependencies_point_one_way():
+    graph = import_graph()
+    wrong = sorted(f"{m} -> {t}" for m, targets in graph.items() for t in targets
+                   if any(t == f or t.startswith(f + ".") for f in FORBIDDEN.get(m.split(".")[0], ())))
+    assert not wrong, "imports against the layering (envs <- agents <- train): " + ", ".join(wrong)
+    assert "agents.rows" in graph["train.batched.ppo"]  # the trainers use the players' row adapters

@@ -3,7 +3,7 @@
 A config file's keys mirror the fields of ``Args``; game flags go under ``env:``. Any field can
 be overridden on the command line, after ``--config``:
 
-    python -m train.ppo --config configs/briscola5/ppo.yaml --total_timesteps 20000 --env.num_hands 2
+    python -m train --config configs/briscola5/ppo.yaml --total_timesteps 20000 --env.num_hands 2
 
 | source                      | example                        | how the value is read              |
 |-----------------------------|--------------------------------|------------------------------------|
@@ -12,7 +12,7 @@ be overridden on the command line, after ``--config``:
 | ``--env.FLAG value``        | ``--env.num_players 5``        | YAML scalar, into the ``env`` dict  |
 | ``--help``                  |                                | every field with its default and docstring |
 
-Unknown keys and values of the wrong type raise ``ConfigError`` naming the key, the file and
+``engine`` is read as ``trainer`` (its older name, ``ALIASES``). Unknown keys and values of the wrong type raise ``ConfigError`` naming the key, the file and
 what is allowed, before anything is built. Field docs come from the docstring under each field.
 """
 
@@ -32,24 +32,35 @@ import yaml
 
 from envs.core.errors import ConfigError
 
-__all__ = ["field_docs", "load_config", "parse_args", "help_text", "to_dict"]
+__all__ = ["field_docs", "load_config", "parse_args", "help_text", "to_dict", "canonical", "ALIASES", "read_yaml", "split_argv"]
 
 
 def field_docs(cls: type) -> dict[str, str]:
-    """``{field: docstring}`` from the string literal under each field of a dataclass."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0].body
+    """``{field: docstring}`` from the string literal under each field of a dataclass and of its dataclass bases
+    (a subclass that redeclares a field with a docstring gives it its own)."""
     docs: dict[str, str] = {}
-    for node, nxt in zip(body, body[1:], strict=False):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(nxt, ast.Expr)
-            and isinstance(nxt.value, ast.Constant)
-            and isinstance(nxt.value.value, str)
-        ):
-            docs[node.target.id] = " ".join(nxt.value.value.split())
+    for klass in reversed([k for k in cls.__mro__ if dataclasses.is_dataclass(k)]):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        body = tree.body[0].body
+        for node, nxt in zip(body, body[1:], strict=False):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant)
+                and isinstance(nxt.value.value, str)
+            ):
+                docs[node.target.id] = " ".join(nxt.value.value.split())
     return docs
+
+
+#: older names of config keys, read as the new ones (the run folders of earlier versions keep working)
+ALIASES = {"engine": "trainer"}
+
+
+def canonical(config: dict[str, Any]) -> dict[str, Any]:
+    """A config dict with the older key names (``ALIASES``) renamed."""
+    return {ALIASES.get(k, k): v for k, v in config.items()}
 
 
 def _allowed_types(tp: Any) -> tuple[type, ...]:
@@ -91,23 +102,42 @@ def _unknown(key: str, known: list[str], where: str) -> ConfigError:
     return ConfigError(f"{where}: unknown config key '{key}'{hint} known keys: {', '.join(known)}")
 
 
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    """A config file's mapping, older key names renamed (``canonical``); ``ConfigError`` if it is none."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file not found: {str(path)!r}")
+    try:
+        loaded = yaml.safe_load(p.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{p} is not YAML: {e}") from None
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"{p}: a config file must be a mapping of keys to values; got {type(loaded).__name__}")
+    return canonical(loaded)
+
+
+def _same_trainer(cls: type, values: dict[str, Any], where: str) -> None:
+    """A config for another trainer is refused first (its keys would be reported unknown, one by one)."""
+    own = {f.name: f.default for f in dataclasses.fields(cls)}.get("trainer")
+    if isinstance(own, str) and values.get("trainer", own) != own:
+        raise ConfigError(f"{where}: invalid value {values['trainer']!r} for 'trainer': these are the Args of the "
+                          f"{own!r} trainer (python -m train --config FILE runs the trainer a config names)")
+
+
 def load_config(cls: type, path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> Any:
     """An ``Args`` from a YAML file (optional) and a dict of overrides (``"env.FLAG"`` keys allowed)."""
     names = [f.name for f in dataclasses.fields(cls)]
     values: dict[str, Any] = {}
     if path is not None:
         p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"config file not found: {str(path)!r}")
-        loaded = yaml.safe_load(p.read_text()) or {}
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"{p}: a config file must be a mapping of keys to values; got {type(loaded).__name__}")
+        loaded = read_yaml(p)
+        _same_trainer(cls, {**loaded, **canonical(overrides or {})}, str(p))
         for key, value in loaded.items():
             if key not in names:
                 raise _unknown(str(key), names, str(p))
             values[key] = _check_value(cls, key, value, str(p))
     env = dict(values.get("env") or {})
-    for key, value in (overrides or {}).items():
+    for key, value in canonical(overrides or {}).items():
         if key.startswith("env."):
             env[key[4:]] = value
             continue
@@ -141,16 +171,16 @@ def help_text(cls: type, prog: str) -> str:
     return "\n".join(lines)
 
 
-def parse_args(cls: type, argv: list[str], prog: str = "train") -> Any:
-    """``--config FILE`` plus ``--key value`` overrides -> ``Args``; prints help and exits on ``--help``."""
+def split_argv(argv: list[str]) -> tuple[str | None, dict[str, str], bool]:
+    """``--config FILE`` and ``--key value`` (or ``--key=value``) -> ``(FILE, {key: text}, --help given)``; keys as
+    fields are spelled (``--num-env-runners`` is ``num_env_runners``; ``--env.FLAG`` stays as it is)."""
     config: str | None = None
-    overrides: dict[str, Any] = {}
+    texts: dict[str, str] = {}
     i = 0
     while i < len(argv):
         arg = argv[i]
         if arg in ("-h", "--help"):
-            print(help_text(cls, prog))
-            raise SystemExit(0)
+            return config, texts, True
         if not arg.startswith("--") or len(arg) == 2:
             raise ConfigError(f"command line: expected --KEY VALUE, got {arg!r} (see --help)")
         key, eq, text = arg[2:].partition("=")
@@ -164,7 +194,17 @@ def parse_args(cls: type, argv: list[str], prog: str = "train") -> Any:
         if key == "config":
             config = text
         else:
-            overrides[key] = _cli_value(cls, key, text)
+            texts[key] = text
+    return config, texts, False
+
+
+def parse_args(cls: type, argv: list[str], prog: str = "train") -> Any:
+    """``--config FILE`` plus ``--key value`` overrides -> ``Args``; prints help and exits on ``--help``."""
+    config, texts, wants_help = split_argv(argv)
+    if wants_help:
+        print(help_text(cls, prog))
+        raise SystemExit(0)
+    overrides = {key: _cli_value(cls, ALIASES.get(key, key), text) for key, text in texts.items()}
     return load_config(cls, config, overrides)
 
 

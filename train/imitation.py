@@ -1,4 +1,4 @@
-"""Warm start by imitation: fit a MaskablePPO policy to a teacher's decisions before PPO.
+"""Warm start by imitation: fit a policy to a teacher's decisions before PPO (every trainer with ``bc_episodes``).
 
 Bidding games have a deep exploration trap: a fresh policy that bids and calls at random loses
 heavily as the caller, learns to pass every hand within a few thousand steps, and then never
@@ -8,17 +8,25 @@ bids, calls and plays sensibly, and from a value function that already knows wha
 
 | step                     | what                                                                 |
 |--------------------------|----------------------------------------------------------------------|
-| ``collect(...)``         | the teacher plays every seat of ``episodes`` seeded deals; every decision is kept: the seat's observation, mask, action, and the seat's return of that episode |
-| ``pretrain(...)``        | minibatch Adam on masked cross-entropy (policy head) + MSE to the returns (value head) |
+| ``collect(...)``         | the teacher plays every seat of ``episodes`` seeded deals through the AEC env; every decision is kept: the seat's observation, mask, action, and the seat's return of that episode |
+| ``collect_batched(...)`` | the same ``Demonstrations`` from ``num_envs`` games of the batched engine, the teacher acting on rows (``agents.rows.make_opponent``: the numba heuristic when there is one) |
+| ``fit(...)``             | minibatch Adam on masked cross-entropy (policy) + MSE to the returns (value), on any ``forward(x) -> (logits, values)`` |
+| ``pretrain(policy, ...)`` | ``fit`` on an SB3 ``MaskableActorCriticPolicy`` (``train/sb3``) |
+| ``pretrain_actor_critic(actor, critic, ...)`` | ``fit`` on the plain actor and critic (``train/batched``) |
+| ``record(...)``          | the warm start's figures in ``imitation.json`` (the report quotes them), one printed line |
 
-Any agent spec can teach, the search players too (``bc_teacher: pimc`` or ``pimc:worlds=64``: slower, some
-tens of ms per decision at every seat). Used by ``train/ppo.py`` when ``bc_episodes > 0`` (a fresh run only: a
-resumed run keeps its weights). Deterministic given the seed.
+Any agent spec can teach through ``collect``, the search players too (``bc_teacher: pimc`` or
+``pimc:worlds=64``: slower, some tens of ms per decision at every seat); ``collect_batched`` takes the
+specs of ``make_opponent``. A resumed run keeps its weights (no warm start). Deterministic given the seed.
 """
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,7 +34,7 @@ import numpy as np
 from agents.registry import make_agent
 from envs.registry import make_raw_env
 
-__all__ = ["Demonstrations", "collect", "pretrain"]
+__all__ = ["Demonstrations", "collect", "collect_batched", "fit", "pretrain", "pretrain_actor_critic", "record"]
 
 
 @dataclass
@@ -76,47 +84,112 @@ def collect(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed:
                           np.asarray(returns, dtype=np.float32), np.asarray(all_seats), np.asarray(eps))
 
 
+def collect_batched(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed: int,
+                    reward_scale: float = 1.0, num_envs: int = 256) -> Demonstrations:
+    """``collect``'s data from the batched engine: ``teacher`` (an opponent spec) at every seat of ``episodes`` games.
+
+    Game ``i`` records its episodes ``i, i + num_envs, ...`` below ``episodes``, so exactly ``episodes``
+    episodes are kept; the same seed gives the same data."""
+    from agents.rows import make_opponent
+    from envs.registry import make_vector_env
+
+    num_envs = max(1, min(num_envs, episodes))
+    env = make_vector_env(game, num_envs, **flags)
+    env.copy_outputs = False
+    env.reset(seed=seed)
+    player = make_opponent(teacher, game, flags, seed)
+    episode = np.arange(num_envs)  # global episode number of the episode each game is playing
+    ep_ret = np.zeros((num_envs, env.num_players))
+    parts: list[tuple[np.ndarray, ...]] = []
+    returns: dict[int, np.ndarray] = {}
+    while (episode < episodes).any():
+        cur = env.current_player.copy()
+        rows = np.flatnonzero(episode < episodes)
+        act = player.act(env.obs, env.mask)
+        parts.append((env.obs[rows].copy(), env.mask[rows] != 0, act[rows], cur[rows], episode[rows]))
+        _, _, rewards, terminated, truncated, _ = env.step(act)
+        ep_ret += rewards
+        for i in np.flatnonzero(terminated | truncated):
+            returns[int(episode[i])] = ep_ret[i].copy()
+            episode[i] += num_envs
+            ep_ret[i] = 0.0
+    obs, masks, actions, seats, eps = (np.concatenate(x) for x in zip(*parts, strict=True))
+    ret = np.array([returns[e][s] for e, s in zip(eps.tolist(), seats.tolist(), strict=True)]) * reward_scale
+    return Demonstrations(obs, masks, actions.astype(np.int64), ret.astype(np.float32), seats, eps)
+
+
+def fit(forward: Callable[[Any], tuple[Any, Any]], params: list[Any], demos: Demonstrations, *, epochs: int,
+        lr: float, batches: Callable[[int], Iterator[Any]]) -> dict[str, float]:
+    """Minibatch Adam on ``cross_entropy(masked logits, action) + 0.5 * mse(value, return)``, gradients clipped to
+    norm 1. ``forward(x) -> (logits, values)``; ``batches(n)``: one epoch's minibatches of indices into the
+    ``n`` decisions. Returns the last epoch's ``accuracy`` (the argmax of the masked logits is the teacher's
+    action), ``policy_loss``, ``value_loss`` and ``samples``."""
+    import torch
+
+    from agents.checkpoint import HUGE_NEG
+
+    opt = torch.optim.Adam(params, lr=lr)
+    obs, mask = torch.as_tensor(demos.obs), torch.as_tensor(demos.masks)
+    act, ret = torch.as_tensor(demos.actions), torch.as_tensor(demos.returns)
+    n = len(act)
+    stats: dict[str, float] = {}
+    for _ in range(epochs):
+        hits = ploss = vloss = 0.0
+        for idx in batches(n):
+            logits, values = forward(torch.index_select(obs, 0, idx))  # the same rows as obs[idx], faster
+            logits = logits.masked_fill(~torch.index_select(mask, 0, idx), HUGE_NEG)
+            target = act[idx]
+            lp = torch.nn.functional.cross_entropy(logits, target)
+            lv = torch.nn.functional.mse_loss(values, ret[idx])
+            opt.zero_grad()
+            (lp + 0.5 * lv).backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            hits += float((logits.argmax(-1) == target).sum())
+            ploss += lp.item() * len(idx)
+            vloss += lv.item() * len(idx)
+        stats = {"accuracy": hits / n, "policy_loss": ploss / n, "value_loss": vloss / n, "samples": n}
+    return stats
+
+
 def pretrain(policy: Any, demos: Demonstrations, *, epochs: int, batch_size: int = 512, lr: float = 1e-3,
              seed: int = 0) -> dict[str, float]:
-    """Fit the policy head to the teacher's actions and the value head to the returns.
-
-    Returns the final epoch's ``accuracy`` (argmax of the masked policy = teacher's action),
-    ``policy_loss`` (cross-entropy) and ``value_loss`` (MSE).
-    """
+    """``fit`` an SB3 ``MaskableActorCriticPolicy``: its action head to the teacher's actions, its value head to the
+    returns (minibatches in a NumPy permutation seeded by ``seed``)."""
     import torch
 
     rng = np.random.default_rng(seed)
-    opt = torch.optim.Adam(policy.parameters(), lr=lr)
-    obs_t = torch.as_tensor(demos.obs)
-    mask_t = torch.as_tensor(demos.masks)
-    act_t = torch.as_tensor(demos.actions)
-    ret_t = torch.as_tensor(demos.returns)
-    n = len(demos.actions)
+
+    def forward(x: Any) -> tuple[Any, Any]:
+        features = policy.extract_features(x)
+        if policy.share_features_extractor:
+            latent_pi, latent_vf = policy.mlp_extractor(features)
+        else:
+            latent_pi = policy.mlp_extractor.forward_actor(features[0])
+            latent_vf = policy.mlp_extractor.forward_critic(features[1])
+        return policy.action_net(latent_pi), policy.value_net(latent_vf).squeeze(-1)
+
     policy.set_training_mode(True)
-    stats: dict[str, float] = {}
-    for _ in range(epochs):
-        order = torch.as_tensor(rng.permutation(n))
-        hits = ploss = vloss = 0.0
-        for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
-            features = policy.extract_features(obs_t[idx])
-            if policy.share_features_extractor:
-                latent_pi, latent_vf = policy.mlp_extractor(features)
-            else:
-                latent_pi = policy.mlp_extractor.forward_actor(features[0])
-                latent_vf = policy.mlp_extractor.forward_critic(features[1])
-            logits = policy.action_net(latent_pi).masked_fill(~mask_t[idx], -1e8)
-            values = policy.value_net(latent_vf).squeeze(-1)
-            lp = torch.nn.functional.cross_entropy(logits, act_t[idx])
-            lv = torch.nn.functional.mse_loss(values, ret_t[idx])
-            opt.zero_grad()
-            (lp + 0.5 * lv).backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-            opt.step()
-            k = len(idx)
-            hits += float((logits.argmax(-1) == act_t[idx]).sum())
-            ploss += lp.item() * k
-            vloss += lv.item() * k
-        stats = {"accuracy": hits / n, "policy_loss": ploss / n, "value_loss": vloss / n, "samples": n}
+    stats = fit(forward, list(policy.parameters()), demos, epochs=epochs, lr=lr,
+                batches=lambda n: torch.as_tensor(rng.permutation(n)).split(batch_size))
     policy.set_training_mode(False)
     return stats
+
+
+def pretrain_actor_critic(actor: Any, critic: Any, demos: Demonstrations, *, epochs: int, lr: float, seed: int,
+                          batch_size: int = 512) -> dict[str, float]:
+    """``fit`` the plain actor (``logits = actor(x)``) and critic (``critic(x)[:, 0]``) together (minibatches in a
+    torch permutation seeded by ``seed``)."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    return fit(lambda x: (actor(x), critic(x)[:, 0]), [*actor.parameters(), *critic.parameters()], demos,
+               epochs=epochs, lr=lr, batches=lambda n: torch.randperm(n, generator=gen).split(batch_size))
+
+
+def record(run_dir: Path, teacher: str, episodes: int, started: float, stats: dict[str, float]) -> dict[str, Any]:
+    """``imitation.json`` (teacher, episodes, seconds and ``fit``'s figures) and one printed line; returns it."""
+    out = {"teacher": teacher, "episodes": episodes, "seconds": round(time.time() - started, 1), **stats}
+    (run_dir / "imitation.json").write_text(json.dumps(out, indent=1))
+    print(f"warm start: imitated {teacher} on {out['samples']} decisions, accuracy {out['accuracy']:.3f}", flush=True)
+    return out

@@ -1,10 +1,10 @@
-"""The end-of-run report of ``train/ppo.py``: ``report.md`` and ``learning_curve.png``.
+"""The end-of-run report of every trainer: ``report.md`` and ``learning_curve.png``.
 
 | input (in the run directory) | used for                                                     |
 |------------------------------|--------------------------------------------------------------|
 | ``eval.csv``                 | the learning curve: mean reward vs steps per eval opponent, with its 95% CI band |
 | ``metrics.csv``              | the training-return curve (the opponents of training)        |
-| ``final_eval.json``          | the final table and the reference lines: the heuristic's and the random player's level in the learner's seat |
+| ``final_eval.json``          | the final table and the reference lines: the heuristic's and the random player's level in the learner's seat; what the trainer says of its files (``checkpoints``) and of its opponents (``opponents``, if not the config's) |
 
 On finished runs:
 
@@ -22,7 +22,9 @@ from typing import Any
 
 import yaml
 
-__all__ = ["write_report", "plot_learning_curve", "final_table", "results_table"]
+__all__ = ["write_report", "plot_learning_curve", "final_table", "results_table", "CONFIG_HEADING"]
+
+CONFIG_HEADING = "## Config"
 
 
 def _read_csv(path: Path) -> list[dict[str, Any]]:
@@ -183,13 +185,13 @@ def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], c
         f"* steps: {int(last.get('step') or 0)}, training episodes: {int(last.get('episodes') or 0)}, "
         + _wall_time(final.get("timing"), last),
         *_numerics_line(final.get("numerics")),
-        f"* training opponents: `{config['opponents']}`" + (", self-play snapshots" if config.get("selfplay") else "")
+        f"* training opponents: `{final.get('opponents') or config.get('opponents')}`"
+        + (", self-play snapshots" if config.get("selfplay") and "opponents" not in final else "")
         + (f", the current policy at every seat in {config['all_seats_share']:.0%} of the games"
            if config.get("all_seats_share") else ""),
         *_imitation_line(run_dir),
-        f"* best checkpoint: `best.mazzo.zip` (step {final.get('best_step')}), last: `last.mazzo.zip` (safe to play; "
-        + ("trained by train/ppo_batched.py on the batched engine)" if config.get("engine") == "batched" else
-           "`best.zip`, `last.zip`: Stable-Baselines3 run files for `--resume`)"),
+        f"* best checkpoint: `best.mazzo.zip` (step {final.get('best_step')}), last: `last.mazzo.zip` (safe to play"
+        + (f"; {final['checkpoints']})" if final.get("checkpoints") else ")"),
         "",
         f"## Final evaluation of {Path(final.get('checkpoint') or 'best.zip').name} "
         f"({int(final['rows'][0]['n_deals']) if final['rows'] else 0} fresh deals)",
@@ -221,7 +223,7 @@ def write_report(run_dir: Path, config: dict[str, Any], final: dict[str, Any], c
         f'agent = make_agent("ppo:{run_dir / "best.mazzo.zip"}", "{config["game"]}")',
         "```",
         "",
-        "## Config",
+        CONFIG_HEADING,
         "",
         "```yaml",
         yaml.safe_dump(config, sort_keys=False).rstrip(),

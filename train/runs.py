@@ -1,23 +1,37 @@
-"""What the two PPO trainers share (``train/ppo.py``, Stable-Baselines3, and ``train/ppo_batched.py``):
-run folders, pinned numerics, CSV rows and the evaluation rows, with their seeds.
+"""What every trainer's run shares: the run folder, its config.yaml, CSV rows, pinned numerics, seeding, wall
+time and the end of the run (``final_eval.json``, the report).
 
-Nothing here imports torch: ``pin_numerics`` must run before it loads.
+| function | what |
+|---|---|
+| ``new_run_dir(parent, args)`` | a new, empty ``{game}__{exp_name}__{seed}__{YYYYmmdd-HHMMSS}`` folder (CleanRL's run name, the evaluation tool's time format) |
+| ``start_run(args, run_dir)`` | writes ``config.yaml`` and prints it (the one time a run prints its config) |
+| ``append_csv(path, row)`` | one row of ``metrics.csv`` / ``eval.csv`` (the header with the first row) |
+| ``pin_numerics()``, ``numerics(torch)``, ``seed_everything(...)`` | what decides a run's floats: pinned before torch loads, recorded, seeded in one place |
+| ``timing(...)`` | the wall time block of ``final_eval.json`` |
+| ``finish_run(...)`` | ``final_eval.json`` and ``report.md`` (printed without its config) |
+
+Nothing here imports torch at module level: ``pin_numerics`` must run before it loads.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import os
-import shutil
+import random
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 
 from envs.core.errors import ConfigError
+from train.config import to_dict
 
-EVAL_SEED, FINAL_SEED = 1_000_003, 2_000_003  # offsets: periodic and final deals never coincide
+__all__ = ["METRIC_KEYS", "PINNED_ENV", "append_csv", "new_run_dir", "start_run", "pin_numerics", "numerics",
+           "seed_everything", "timing", "finish_run", "run_time"]
+
 METRIC_KEYS = ("loss", "policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction",
                "explained_variance")
 
@@ -31,18 +45,14 @@ def append_csv(path: Path, row: dict[str, Any]) -> None:
         w.writerow(row)
 
 
-def head_to_head_row(game: str, candidate: Any, opponent: str, deals: int, seed: int, flags: dict, workers: int) -> dict:
-    """One evaluation through the evaluation tool: the candidate at every seat in turn, ``opponent`` elsewhere."""
-    from train.evaluate import head_to_head
-
-    r = head_to_head(game, candidate, opponent, num_deals=deals, seed=seed, flags=flags, workers=workers)
-    return {"opponent": opponent, **{k: r[k] for k in ("mean", "low", "high", "ci95", "n_deals")},
-            "mean_per_hand": r.get("mean_per_hand")}
+def run_time() -> str:
+    """The time part of run folder names, ``YYYYmmdd-HHMMSS`` (local time): the trainers' and the evaluation tool's."""
+    return time.strftime("%Y%m%d-%H%M%S")
 
 
 def new_run_dir(parent: Path, args: Any) -> Path:
-    """A new, empty ``{game}__{exp_name}__{seed}__{unix time}`` folder (``_2``, ``_3`` ... within one second)."""
-    base = f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    """A new, empty ``{game}__{exp_name}__{seed}__{time}`` folder (``_2``, ``_3`` ... within one second)."""
+    base = f"{args.game}__{args.exp_name}__{args.seed}__{run_time()}"
     parent.mkdir(parents=True, exist_ok=True)
     for k in range(1, 1000):
         run_dir = parent / (base if k == 1 else f"{base}_{k}")
@@ -52,6 +62,15 @@ def new_run_dir(parent: Path, args: Any) -> Path:
         except FileExistsError:
             continue
     raise ConfigError(f"cannot create a new run folder {base} in {parent}")
+
+
+def start_run(args: Any, run_dir: Path) -> dict[str, Any]:
+    """Write the resolved config to ``config.yaml`` (rerun with ``--config`` on it), print it; returns it."""
+    config = to_dict(args)
+    text = yaml.safe_dump(config, sort_keys=False)
+    (run_dir / "config.yaml").write_text(text)
+    print(f"run {run_dir.name} ({run_dir / 'config.yaml'}):\n{text.rstrip()}", flush=True)
+    return config
 
 
 #: Numerics pinned for runs that reproduce bit for bit (README, "Reproducibility"). Set before torch
@@ -93,22 +112,44 @@ def _read_text(path: str) -> str:
         return ""
 
 
-def carry_history(origin: Path, run_dir: Path, step: int, exact: bool) -> None:
-    """Start a resumed run's folder with the curves of the run it continues, up to its checkpoint's ``step``.
+def seed_everything(seed: int, threads: int, preloaded: bool, who: str) -> dict[str, Any]:
+    """The only place global generators are seeded (Python, NumPy, torch: the networks' initial weights); one
+    thread count, deterministic algorithms. Returns the run's numerics (``numerics``, ``pinned``: whether the
+    pins came before torch loaded; ``preloaded``: torch was loaded before ``who`` started)."""
+    import torch
 
-    ``exact`` (the saved training state is restored): the rows at ``step`` and the best checkpoint so far
-    come along too, as the resumed run would have them; otherwise the resumed run evaluates and logs at
-    ``step`` itself and picks its own best."""
-    for name in ("metrics.csv", "eval.csv"):
-        if (origin / name).exists():
-            with (origin / name).open(newline="") as f:
-                reader = csv.DictReader(f)
-                rows = [r for r in reader if (float(r["step"]) <= step if exact else float(r["step"]) < step)]
-            if rows:
-                with (run_dir / name).open("w", newline="") as f:
-                    w = csv.DictWriter(f, fieldnames=list(reader.fieldnames or rows[0]))
-                    w.writeheader()
-                    w.writerows(rows)
-    for name in ("imitation.json", *(("best.zip", "best.mazzo.zip") if exact else ())):
-        if (origin / name).exists():
-            shutil.copy2(origin / name, run_dir / name)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True, warn_only=True)  # free on CPU: warns if an op has no such mode
+    info = {**numerics(torch), "pinned": not preloaded and all(os.environ.get(k) == v for k, v in PINNED_ENV.items())}
+    if not info["pinned"]:
+        print(f"note: numerics not pinned (torch loaded before {who}, or {', '.join(PINNED_ENV)} set otherwise): "
+              "this run reproduces on this machine, not necessarily bit for bit on another CPU", flush=True)
+    return info
+
+
+def timing(wall: float, segment: float, segments: int, from_step: int, to_step: int, resumed_from: Any = None,
+           train_time: float | None = None, eval_time: float | None = None) -> dict[str, Any]:
+    """The ``timing`` block of ``final_eval.json``: wall time of training and periodic evaluations (``wall``: over
+    every segment of a resumed run; ``segment``: this one's), and where the time went when it is known."""
+    out: dict[str, Any] = {"wall_time": round(wall, 1), "segment_time": round(segment, 1), "segments": segments,
+                           "from_step": from_step, "to_step": to_step,
+                           "resumed_from": str(Path(resumed_from).resolve()) if resumed_from else None}
+    if train_time is not None:
+        out.update({"train_time": round(train_time, 1), "eval_time": round(eval_time or 0.0, 1),
+                    "learner_steps_per_s": round(to_step / train_time, 1) if train_time else None})
+    return out
+
+
+def finish_run(args: Any, run_dir: Path, final: dict[str, Any], command: str) -> Path:
+    """``final_eval.json`` and the report (``train/report.py``), printed without its config section (printed at the
+    start); returns the run directory."""
+    from train.report import CONFIG_HEADING, write_report
+
+    (run_dir / "final_eval.json").write_text(json.dumps(final, indent=1))
+    report = write_report(run_dir, to_dict(args), final, command=command).read_text()
+    print(report.partition(CONFIG_HEADING)[0].rstrip(), flush=True)
+    print(f"\nrun directory: {run_dir}", flush=True)
+    return run_dir

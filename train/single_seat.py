@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import pickle
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
@@ -60,6 +60,7 @@ from gymnasium import spaces
 
 from agents.base import Agent
 from agents.registry import make_agent
+from agents.rows import parse_opponents
 from envs.core.errors import ConfigError, IllegalActionError, ResetNeededError
 from envs.registry import GAMES, game_spec
 
@@ -78,29 +79,6 @@ def register_envs() -> None:
             gym.register(id=spec.gym_id, entry_point="train.single_seat:SingleSeatEnv", kwargs={"game": name})
 
 
-def _parse_specs(opponents: Any) -> dict[Any, float]:
-    """Normalise the ``opponents`` argument into ``{spec or Agent: weight}``."""
-    if isinstance(opponents, str):
-        items = {s.strip(): 1.0 for s in opponents.split(",") if s.strip()}
-    elif isinstance(opponents, Mapping):
-        items = dict(opponents)
-    elif isinstance(opponents, Sequence) or isinstance(opponents, Agent):
-        items = {o: 1.0 for o in ([opponents] if isinstance(opponents, Agent) else opponents)}
-    else:
-        items = {}
-    if not items:
-        raise ConfigError(
-            f"opponents must be an agent spec, a comma-separated string or list of specs, or a {{spec: weight}} dict; "
-            f"got {opponents!r}"
-        )
-    for spec, w in items.items():
-        if not isinstance(spec, (str, Agent)):
-            raise ConfigError(f"an opponent must be an agent spec string or an Agent; got {spec!r}")
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not w > 0:
-            raise ConfigError(f"opponent weight for {spec!r} must be a number > 0; got {w!r}")
-    return {k: float(v) for k, v in items.items()}
-
-
 class OpponentPool:
     """Weighted opponents plus frozen snapshots of the learner.
 
@@ -112,7 +90,7 @@ class OpponentPool:
     """
 
     def __init__(self, opponents: Any = "random", snapshot_share: float = 0.5, max_snapshots: int = 5):
-        self.base = _parse_specs(opponents)
+        self.base = parse_opponents(opponents)
         if not 0.0 <= float(snapshot_share) <= 1.0:
             raise ConfigError(f"snapshot_share must be in [0, 1]; got {snapshot_share!r}")
         if isinstance(max_snapshots, bool) or not isinstance(max_snapshots, int) or max_snapshots < 1:

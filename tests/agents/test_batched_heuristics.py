@@ -38,9 +38,9 @@ import pytest
 pytest.importorskip("numba")
 
 from agents import make_agent  # noqa: E402
+from agents.rows import batched_heuristic_class, make_opponent  # noqa: E402
 from envs.registry import game_spec, make_raw_env  # noqa: E402
 from tests.envs.common import first_fast
-from train.batched_opponents import batched_heuristic_class, make_opponent  # noqa: E402
 
 
 @dataclass(frozen=True)

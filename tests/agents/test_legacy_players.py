@@ -13,8 +13,8 @@ import pytest
 pytest.importorskip("numba")
 
 from agents import make_agent  # noqa: E402
+from agents.rows import make_opponent  # noqa: E402
 from envs.registry import make_raw_env  # noqa: E402
-from train.batched_opponents import make_opponent  # noqa: E402
 
 CASES = [("briscola5", {}), ("pigugnin", {}), ("pigugnin", {"num_players": 5}), ("picchetto", {})]
 

@@ -1,4 +1,4 @@
-"""train/ppo_batched.py --resume: a run stopped at a checkpoint and resumed is the run never stopped; the state
+"""train/batched --resume: a run stopped at a checkpoint and resumed is the run never stopped; the state
 file is safe to load; changed training keys, missing and damaged checkpoints are clear errors."""
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ pytest.importorskip("numba")
 
 from agents.checkpoint import CheckpointError, load_actor  # noqa: E402
 from envs.core.errors import ConfigError  # noqa: E402
-from train.ppo_batched import STATE_NAME, main, read_train_state, wants_batched  # noqa: E402
+from train.batched import main  # noqa: E402
+from train.batched.state import STATE_FORMAT, STATE_NAME  # noqa: E402
+from train.dispatch import trainer_of  # noqa: E402
+from train.resume import read_train_state as read_state_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Pigugnin hands (fast), self-play games, random and heuristic opponents, a snapshot pool that turns over
@@ -176,9 +179,13 @@ def test_loading_never_unpickles(runs, tmp_path):
 
 def test_resume_alone_selects_the_batched_trainer(runs, tmp_path):
     _, stopped, _ = runs
-    assert wants_batched(["--resume", str(stopped / "last.mazzo.zip")])
-    assert wants_batched([f"--resume={stopped}"])  # the run folder
-    assert not wants_batched(["--resume", str(tmp_path / "last.zip")])  # an SB3 run file: train/ppo.py's own resume
+    assert trainer_of(["--resume", str(stopped / "last.mazzo.zip")]) == "batched"  # the run's config.yaml says so
+    assert trainer_of([f"--resume={stopped}"]) == "batched"  # the run folder
+    assert trainer_of(["--resume", str(tmp_path / "last.zip")]) == "sb3"  # no run folder there: the default
+
+
+def read_train_state(path: Path) -> tuple[dict, dict]:
+    return read_state_file(path, STATE_FORMAT)
 
 
 def _copy_run(run: Path, to: Path) -> Path:

@@ -51,7 +51,8 @@ def test_report_verdict_reads_the_intervals(row, verdict):
     assert _verdict(row) == verdict
 
 
-@pytest.mark.parametrize("module", ["train.evaluate", "train.ppo", "train.ppo_batched", "train.report"])
+@pytest.mark.parametrize("module", ["train.evaluate", "train", "train.sb3", "train.batched", "train.rllib", "train.ppo",
+                                    "train.ppo_batched", "train.report"])
 def test_every_command_line_answers_help(module):
     out = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

@@ -1,4 +1,4 @@
-"""train/ppo.py end to end with tiny budgets: every game, resume, self-play, vector envs, bad input."""
+"""The SB3 trainer (train/sb3/, through `python -m train.ppo`) end to end with tiny budgets: every game, resume, self-play, vector envs, bad input."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from agents.trained import TrainedAgent, read_metadata  # noqa: E402
 from envs.core.errors import ConfigError  # noqa: E402
 from train.config import load_config, parse_args  # noqa: E402
 from train.evaluate import head_to_head  # noqa: E402
-from train.ppo import Args, check_args, main  # noqa: E402
+from train.ppo import main  # noqa: E402
+from train.sb3 import Args  # noqa: E402
 from train.single_seat import SingleSeatEnv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,20 +216,18 @@ def test_cli_errors_and_help():
 
 @pytest.mark.parametrize("path", sorted(str(p.relative_to(ROOT)) for p in (ROOT / "configs").glob("*/*.yaml")))
 def test_committed_configs_are_valid(path):
-    """Each config is valid for the trainer it selects (``engine: batched``: train/ppo_batched.py; ``rllib*.yaml``:
-    train/rllib.py, whose checks need no Ray)."""
-    from train import ppo_batched, rllib
+    """Each config names its trainer and is valid for it (the checks of every trainer need neither torch nor Ray)."""
+    from train.dispatch import trainer_of
+    from train.registry import trainer_module
 
-    if Path(path).name.startswith("rllib"):
-        args = load_config(rllib.Args, ROOT / path)
-        meta = rllib.check_args(args)
-    elif ppo_batched.wants_batched(["--config", str(ROOT / path)]):
-        args = load_config(ppo_batched.Args, ROOT / path)
-        meta = ppo_batched.check_args(args)
-    else:
-        args = load_config(Args, ROOT / path)
-        meta = check_args(args)
-    assert args.game == Path(path).parent.name == meta["game"]
+    name = trainer_of(["--config", str(ROOT / path)])
+    stem = Path(path).stem
+    assert name == ("rllib" if stem.startswith("rllib") else "batched" if "batched" in stem or "pretrained" in stem
+                    else "sb3")
+    trainer = trainer_module(name)
+    args = load_config(trainer.Args, ROOT / path)
+    meta = trainer.check_args(args)
+    assert args.game == Path(path).parent.name == meta["game"] and args.trainer == name
 
 
 @pytest.mark.slow  # a training run: the slow tier

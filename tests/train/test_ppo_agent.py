@@ -55,7 +55,7 @@ def make_model(game, flags, net_arch=(16,), bc=True, **policy_kwargs):
 
 @pytest.fixture(scope="module")
 def ckpts(tmp_path_factory):
-    """Per game: the safe checkpoint, the live model, and the SB3 run file saved as train/ppo.py does."""
+    """Per game: the safe checkpoint, the live model, and the SB3 run file saved as the SB3 trainer (train/sb3) does."""
     d = tmp_path_factory.mktemp("ckpt")
     out = {}
     for key, flags in GAMES.items():
@@ -223,7 +223,7 @@ def test_an_sb3_run_file_is_refused_with_the_way_out(ckpts, tmp_path):
     safe, _, fixture_run = ckpts["picchetto"]
     run = tmp_path / "picchetto.zip"
     run.write_bytes(fixture_run.read_bytes())
-    # train/ppo.py's run file with its safe copy beside it: the error names the copy
+    # the SB3 trainer's run file with its safe copy beside it: the error names the copy
     beside = tmp_path / "picchetto.mazzo.zip"
     beside.write_bytes(safe.read_bytes())
     with pytest.raises(UnsafeCheckpointError, match=r"is a Stable-Baselines3 run file .*can run code when loaded; "
@@ -243,7 +243,7 @@ def test_export_converts_a_trusted_run_file(ckpts, tmp_path, capsys):
     safe, model, run = ckpts["briscola5"]
     trained_cli(["export", str(run), str(tmp_path / "b5.mazzo.zip")])
     assert "b5.mazzo.zip" in capsys.readouterr().out
-    assert (tmp_path / "b5.mazzo.zip").read_bytes() == safe.read_bytes()  # the very file train/ppo.py writes
+    assert (tmp_path / "b5.mazzo.zip").read_bytes() == safe.read_bytes()  # the very file the SB3 trainer writes
     # a plain SB3 file (no mazzo.json) needs the game; its shape is checked against the game's
     plain = tmp_path / "plain.zip"
     model.save(plain)

@@ -1,4 +1,4 @@
-"""train/ppo_batched.py: per-seat credit assignment, seats, opponents, checkpoints, tiny runs, bad configs."""
+"""train/batched/: per-seat credit assignment, seats, opponents, checkpoints, tiny runs, bad configs."""
 
 from __future__ import annotations
 
@@ -16,13 +16,15 @@ pytest.importorskip("numba")
 
 from agents import make_agent  # noqa: E402
 from agents.checkpoint import load_actor, read_metadata, save_actor  # noqa: E402
+from agents.rows import ActorRows, AgentRows, MaskedRandom, make_opponent  # noqa: E402
 from agents.trained import TrainedAgent  # noqa: E402
 from envs.core.errors import ConfigError  # noqa: E402
 from envs.registry import make_env, make_vector_env  # noqa: E402
-from train.batched_opponents import ActorRows, AgentRows, MaskedRandom, make_opponent  # noqa: E402
-from train.batched_rollout import SeatAssigner, SeatRollout  # noqa: E402
+from train.batched import Args, check_args, main  # noqa: E402
+from train.batched.rollout import SeatAssigner, SeatRollout  # noqa: E402
 from train.config import parse_args  # noqa: E402
-from train.ppo_batched import Args, build_actor, check_args, main, wants_batched  # noqa: E402
+from train.dispatch import trainer_of  # noqa: E402
+from train.networks import build_actor  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ("briscola5", "pigugnin", "picchetto")
@@ -185,15 +187,15 @@ def test_a_batched_heuristic_drops_in(monkeypatch):
 
 
 def test_warm_start_demonstrations_on_the_batched_engine():
-    from train.ppo_batched import collect_demos
+    from train.imitation import collect_batched
 
-    demos = collect_demos("picchetto", "heuristic", {"episode": "hand"}, 5, seed=3, reward_scale=0.5, num_envs=2)
+    demos = collect_batched("picchetto", "heuristic", {"episode": "hand"}, 5, seed=3, reward_scale=0.5, num_envs=2)
     assert sorted(set(demos.episodes.tolist())) == [0, 1, 2, 3, 4]
     assert demos.masks[np.arange(len(demos.actions)), demos.actions].all()
     for e in range(5):  # one return per seat and episode: the hand's point difference, zero-sum, scaled
         per_seat = {s: set(demos.returns[(demos.episodes == e) & (demos.seats == s)].tolist()) for s in (0, 1)}
         assert all(len(v) == 1 for v in per_seat.values()) and sum(v.pop() for v in per_seat.values()) == 0
-    python = collect_demos("picchetto", "heuristic-python", {"episode": "hand"}, 5, seed=3, reward_scale=0.5,
+    python = collect_batched("picchetto", "heuristic-python", {"episode": "hand"}, 5, seed=3, reward_scale=0.5,
                            num_envs=2)
     assert np.array_equal(python.obs, demos.obs) and np.array_equal(python.actions, demos.actions)
 
@@ -258,7 +260,8 @@ def test_save_actor_refuses_other_modules(tmp_path):
     (["--clip_range", "-1"], "'clip_range'"),
     (["--target_kl", "0"], "'target_kl'"),
     (["--eval_opponents", "[]"], "'eval_opponents'"),
-    (["--engine", "sb3"], "'engine'"),
+    (["--trainer", "sb3"], "'trainer'"),
+    (["--engine", "sb3"], "'trainer'"),  # the older name of the key
     (["--learning_rate", "fast"], "learning_rate"),
     (["--no_such_key", "1"], "unknown config key"),
 ])
@@ -270,11 +273,15 @@ def test_bad_config_values_raise_clear_errors(override, message):
 def test_configs_select_the_batched_trainer():
     for game in GAMES:
         path = f"configs/{game}/ppo_batched.yaml"
-        assert wants_batched(["--config", str(ROOT / path)])
+        assert trainer_of(["--config", str(ROOT / path)]) == "batched"
         check_args(parse_args(Args, ["--config", str(ROOT / path)]))
-        assert not wants_batched(["--config", str(ROOT / f"configs/{game}/ppo.yaml")])
-    assert wants_batched(["--config", str(ROOT / "configs/picchetto/ppo.yaml"), "--engine", "batched"])
-    assert not wants_batched(["--config=/no/such/file.yaml"])
+        assert trainer_of(["--config", str(ROOT / f"configs/{game}/ppo.yaml")]) == "sb3"
+    assert trainer_of(["--config", str(ROOT / "configs/picchetto/ppo.yaml"), "--trainer", "batched"]) == "batched"
+    assert trainer_of(["--config", str(ROOT / "configs/picchetto/ppo.yaml"), "--engine", "batched"]) == "batched"
+    with pytest.raises(ConfigError, match="config file not found"):
+        trainer_of(["--config=/no/such/file.yaml"])
+    with pytest.raises(ConfigError, match="invalid value 'gpu' for 'trainer'; allowed: sb3, batched, rllib"):
+        trainer_of(["--trainer", "gpu"])
 
 
 # -- runs -----------------------------------------------------------------------------------------------------------
@@ -346,7 +353,7 @@ def test_sample_masked_never_picks_an_action_of_probability_zero():
     between and last: only legal actions come out, with the softmax's frequencies."""
     torch = pytest.importorskip("torch")
     from agents.checkpoint import HUGE_NEG
-    from train.batched_opponents import sample_masked
+    from agents.sampling import sample_masked
 
     logits = torch.tensor([[HUGE_NEG, 0.0, HUGE_NEG, 1.0, HUGE_NEG]] * 4)
     edges = torch.tensor([0.0, 1e-12, 1.0 - 1e-7, 0.9999999999])

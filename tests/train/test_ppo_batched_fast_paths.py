@@ -10,8 +10,9 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
 
 from agents.checkpoint import HUGE_NEG  # noqa: E402
-from train.batched_opponents import ActorRows, _fast_kernels, gumbel_max, gumbel_max_legal  # noqa: E402
-from train.ppo_batched import build_actor, build_critic, inference_layers, run_layers  # noqa: E402
+from agents.rows import ActorRows  # noqa: E402
+from agents.sampling import _fast_kernels, gumbel_max, gumbel_max_legal  # noqa: E402
+from train.networks import build_actor, build_critic, inference_layers, run_layers  # noqa: E402
 
 
 def _case(rng: np.random.Generator, rows: int, actions: int, share: float, ties: bool) -> tuple:

@@ -21,9 +21,9 @@ from envs.core.errors import ConfigError  # noqa: E402
 from envs.registry import game_spec  # noqa: E402
 from train.config import load_config  # noqa: E402
 from train.rllib import Args, check_args  # noqa: E402
-from train.rllib_env import MazzoMultiAgentEnv  # noqa: E402
-from train.rllib_module import MaskedActorCriticModule, export_policy  # noqa: E402
-from train.rllib_selfplay import MAIN, SeatMapping, seat_module  # noqa: E402
+from train.rllib.env import MazzoMultiAgentEnv  # noqa: E402
+from train.rllib.module import MaskedActorCriticModule, export_policy  # noqa: E402
+from train.rllib.selfplay import MAIN, SeatMapping, seat_module  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = [("briscola5", {}), ("pigugnin", {"num_players": 5, "episode": "hand"}), ("picchetto", {"episode": "game"})]
@@ -188,7 +188,7 @@ def test_build_config_new_api_stack_shared_and_per_seat_policies():
     trained module per policy mode, the masked module for each, and the seat mapping; Ray is not started."""
     import ray
 
-    from train.rllib import build_config
+    from train.rllib.algorithm import build_config
 
     shared = build_config(load_config(Args, ROOT / "configs/briscola5/rllib.yaml", {"num_env_runners": 3}))
     assert shared.enable_rl_module_and_learner and shared.enable_env_runner_and_connector_v2

@@ -1,126 +1,23 @@
-"""Opponents of the batched trainer (``train/ppo_batched.py``): players that act on many games at once.
+"""How a policy's sampled actions are drawn from masked logits: Gumbel-max (``gumbel_max``, and the same draws
+on the legal actions only, ``gumbel_max_legal``) and inverse CDF (``sample_masked``).
 
-The interface, ``OpponentPolicy``: one call decides for every game in which this opponent is to act.
+| sampler | draws | used by |
+|---|---|---|
+| ``gumbel_max`` | an exponential per logit from the generator (torch's own ``exponential_``) | ``SAMPLERS["gumbel"]`` |
+| ``gumbel_max_legal`` | ``gumbel_max``'s actions and generator state, computing only the legal entries (numba) | the batched trainer, ``ActorRows`` |
+| ``sample_masked`` | one uniform per row, inverse CDF (5x faster to draw; other actions for a seed) | ``SAMPLERS["inverse_cdf"]`` |
 
-| member | what |
-|---|---|
-| ``name`` | a short label for logs (optional) |
-| ``act(obs, mask)`` | ``obs``: float32 ``(k, obs_size)``, ``mask``: int8 ``(k, num_actions)``, ``k >= 1`` rows; returns int64 ``(k,)``, a legal action per row |
-
-Each row is one game's observation of the seat now to act (seat-relative, byte-identical to the AEC
-env's ``observe(agent)["observation"]``) and its mask; rows of different games and seats come in any
-order, and the arrays are the caller's (copy what you keep). An opponent decides from the row alone,
-as every Mazzo player does (heuristics read ``decode(obs)``, never the env), so it keeps no per-game
-memory. Its randomness comes from its own generator, seeded at construction: the same seed and the
-same calls give the same actions.
-
-| spec | opponent |
-|---|---|
-| ``random`` | ``MaskedRandom``: uniform over the legal actions of each row (NumPy) |
-| ``heuristic`` | the game's batched heuristic (see below; all three games have one), else ``AgentRows`` over the Python heuristic |
-| ``heuristic-python`` | ``AgentRows`` over the Python heuristic (``make_agent("heuristic", game)``), whatever exists |
-| ``heuristic-v1`` | the frozen numba port of the 0.1 heuristic (``agents/legacy/batched_<game>_v1.py``) |
-| ``plain``, ``ducking``, ``greedy`` | ``AgentRows`` over that Python player (``agents/registry.py``): row by row, slow |
-| ``ppo:PATH``, ``pretrained:GAME`` | ``ActorRows`` over the checkpoint's actor (safe format), greedy like ``make_agent`` |
-| (self-play snapshots) | ``ActorRows`` over a frozen copy of the learner's actor, sampling its policy |
-
-The search players (``pimc``, ``ismcts``) are not opponents here: they remember their seat's episode
-(``agents/search``), and rows of many games arrive in any order.
-
-Batched heuristics (numba ports, ``agents/batched/<game>.py``): ``heuristic`` uses the class named like
-the game's Python heuristic (``Briscola5Heuristic``, ``PigugninHeuristic``, ``PicchettoHeuristic``) in
-the module ``agents.batched.<game>`` when that module exists, built as ``Class(game, seed=seed,
-flags=flags)`` (the Python heuristics' signature plus the game flags) and used through ``act(obs, mask)``
-exactly like any ``OpponentPolicy``: the trainer did not change when the ports landed. ``AgentRows``
-calls the Python agent once per row (decoding the observation): the same decisions, and the
-bottleneck of training against heuristics (``benchmarks/train_speed.py`` measures both).
-
-This module imports torch only to build ``ActorRows``.
+Masked logits are ``HUGE_NEG`` (``agents/checkpoint.py``) outside the legal actions. This module imports torch
+(and numba, for the fast path) only inside the functions.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
-from envs.core.errors import ConfigError
-from envs.registry import game_spec
-
-__all__ = ["OpponentPolicy", "MaskedRandom", "AgentRows", "ActorRows", "make_opponent", "batched_heuristic_class",
-           "OPPONENT_SPECS"]
-
-OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "heuristic-v1", "plain", "ppo:PATH", "pretrained:GAME")
-#: the frozen numba ports of the 0.1 heuristics
-_LEGACY_PORTS = {
-    "briscola5": "agents.legacy.batched_briscola5_v1:Briscola5BatchedHeuristicV1",
-    "pigugnin": "agents.legacy.batched_pigugnin_v1:PigugninBatchedHeuristicV1",
-    "picchetto": "agents.legacy.batched_picchetto_v1:PicchettoBatchedHeuristicV1",
-}
-
-
-@runtime_checkable
-class OpponentPolicy(Protocol):
-    """Acts in many games at once (see the module docstring)."""
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
-
-
-class MaskedRandom:
-    """Uniform over each row's legal actions: the argmax of uniform noise on the legal entries."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        noise = self.rng.random(mask.shape, dtype=np.float32) + 1.0  # in [1, 2): a legal entry beats every illegal 0
-        return np.argmax(noise * (mask != 0), axis=1).astype(np.int64)
-
-
-class AgentRows:
-    """Any per-observation player (the Agent protocol, ``act(obs_dict)``), called once per row."""
-
-    def __init__(self, agent: Any, name: str | None = None):
-        self.agent = agent
-        self.name = name or str(getattr(agent, "name", type(agent).__name__))
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        act = self.agent.act
-        return np.fromiter((act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask, strict=True)),
-                           dtype=np.int64, count=len(obs))
-
-
-class ActorRows:
-    """A policy network (the safe checkpoint's actor: ``logits = actor(obs)``): greedy or sampled, batched.
-
-    Greedy: the most probable legal action, computed as ``TrainedAgent`` does (``masked_probs``, first of
-    equal maxima). Sampled: ``gumbel_max`` or ``sample_masked`` (``sampling``) on the masked logits with its own
-    seeded generator.
-    """
-
-    def __init__(self, actor: Any, name: str, greedy: bool, seed: int | None = None, sampling: str = "gumbel"):
-        import torch
-
-        self.actor, self.name, self.greedy = actor, name, greedy
-        self.sample = SAMPLERS[sampling]
-        self.gen = torch.Generator().manual_seed(int(seed or 0))
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        import torch
-
-        from agents.checkpoint import HUGE_NEG, masked_probs
-
-        with torch.inference_mode():
-            logits = self.actor(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
-            legal = torch.from_numpy(np.ascontiguousarray(mask)) != 0
-            if self.greedy:
-                return masked_probs(logits, legal).argmax(-1).numpy().astype(np.int64)
-            if self.sample is gumbel_max:  # the same draws, on the legal logits only
-                return gumbel_max_legal(logits.masked_fill(~legal, HUGE_NEG), legal, self.gen).numpy().astype(np.int64)
-            return self.sample(logits.masked_fill(~legal, HUGE_NEG), self.gen).numpy().astype(np.int64)
+__all__ = ["gumbel_max", "gumbel_max_legal", "sample_masked", "SAMPLERS"]
 
 
 def gumbel_max(logits: Any, generator: Any) -> Any:
@@ -291,44 +188,3 @@ def sample_masked(logits: Any, generator: Any, uniform: Any = None) -> Any:
 
 #: how the batched trainer draws sampled actions (``Args.sampling``)
 SAMPLERS = {"gumbel": gumbel_max, "inverse_cdf": sample_masked}
-
-
-def batched_heuristic_class(game: str) -> type | None:
-    """The numba heuristic of ``agents/batched/<game>.py`` (class named like the Python one), or None."""
-    cls_name = game_spec(game).heuristic.partition(":")[2]
-    try:
-        module = importlib.import_module(f"agents.batched.{game}")
-    except ModuleNotFoundError as err:
-        if err.name in ("agents.batched", f"agents.batched.{game}"):
-            return None
-        raise
-    cls = getattr(module, cls_name, None)
-    if cls is None:
-        raise ConfigError(f"agents/batched/{game}.py exists but defines no {cls_name} (the batched heuristic's "
-                          "class is named like the Python heuristic)")
-    return cls
-
-
-def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any:
-    """The ``OpponentPolicy`` of an opponent spec (see the module table); ``ConfigError`` if unknown."""
-    from agents.registry import make_agent
-
-    if not isinstance(spec, str):
-        raise ConfigError(f"an opponent must be an agent spec string; got {spec!r}")
-    if spec == "random":
-        return MaskedRandom(seed)
-    if spec in ("heuristic", "heuristic-python"):
-        cls = batched_heuristic_class(game) if spec == "heuristic" else None
-        if cls is not None:
-            return cls(game, seed=seed, flags=dict(flags))
-        return AgentRows(make_agent("heuristic", game, seed=seed), name=spec)
-    if spec == "heuristic-v1":
-        module, _, name = _LEGACY_PORTS[game_spec(game).name].partition(":")
-        return getattr(importlib.import_module(module), name)(game, seed=seed, flags=dict(flags))
-    kind, _, arg = spec.partition(":")
-    if kind in ("ppo", "pretrained") and arg:
-        agent = make_agent(spec, game, seed=seed, flags=dict(flags))  # the safe loader and its checks
-        return ActorRows(agent.actor, name=spec, greedy=True, seed=seed)
-    if spec in ("plain", "ducking", "greedy"):
-        return AgentRows(make_agent(spec, game, seed=seed), name=spec)
-    raise ConfigError(f"unknown opponent {spec!r}; known opponents: {', '.join(OPPONENT_SPECS)}")

@@ -25,9 +25,9 @@ from typing import Any
 
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
-__all__ = ["MAIN", "SeatMapping", "SnapshotPool", "seat_module", "episode_returns"]
+from train.rllib.args import MAIN
 
-MAIN = "main"
+__all__ = ["MAIN", "SeatMapping", "SnapshotPool", "seat_module", "episode_returns"]
 
 
 def seat_module(agent_id: str) -> str:

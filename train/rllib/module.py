@@ -2,7 +2,7 @@
 
 ``MaskedActorCriticModule`` is a ``TorchRLModule`` with the ``ValueFunctionAPI`` (PPO's critic for GAE)
 and the ``InferenceOnlyAPI`` (env runners build it without the critic). Its actor is exactly the
-actor of Mazzo's safe checkpoints (``agents/checkpoint.py``, built by ``train.ppo_batched.build_actor``):
+actor of Mazzo's safe checkpoints (``agents/checkpoint.py``, built by ``train.networks.build_actor``):
 
     logits = action_net(policy_net(flatten(obs["observation"])))     policy_net = Linear/activation pairs
 
@@ -30,7 +30,7 @@ from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
 from agents.checkpoint import HUGE_NEG, CheckpointError, save_actor
-from train.ppo_batched import build_actor, build_critic
+from train.networks import build_actor, build_critic
 
 __all__ = ["MaskedActorCriticModule", "actor_from_state", "export_policy", "masked_logits"]
 

@@ -1,4 +1,4 @@
-"""The bookkeeping of the batched trainer (``train/ppo_batched.py``): who sits where, and per-seat credit.
+"""The bookkeeping of the batched trainer (``train/batched/ppo.py``): who sits where, and per-seat credit.
 
 | class | what |
 |---|---|

@@ -1,0 +1,79 @@
+"""`python -m train`: the trainer a config names runs it; every registered trainer has the same three names; a run
+folder is named {game}__{exp}__{seed}__{YYYYmmdd-HHMMSS} and prints its config once."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from envs.core.errors import ConfigError
+from train.args import BaseArgs, default_of
+from train.config import load_config
+from train.dispatch import trainer_of
+from train.registry import DEFAULT, TRAINERS, trainer_module
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _config(tmp_path: Path, name: str, **keys) -> str:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(keys))
+    return str(path)
+
+
+@pytest.mark.parametrize("name", sorted(TRAINERS))
+def test_every_trainer_has_args_checks_and_main(name):
+    trainer = trainer_module(name)
+    assert issubclass(trainer.Args, BaseArgs) and default_of(trainer.Args, "trainer") == name
+    assert callable(trainer.check_args) and callable(trainer.main)
+    assert trainer.check_args(trainer.Args())["game"] == "briscola5"  # the defaults are a valid config
+
+
+def test_the_trainer_comes_from_the_command_line_the_config_the_resumed_run_or_the_default(tmp_path):
+    batched = _config(tmp_path, "b.yaml", game="picchetto", trainer="batched")
+    old = _config(tmp_path, "old.yaml", game="picchetto", engine="batched")  # the key's older name
+    plain = _config(tmp_path, "p.yaml", game="picchetto")
+    assert trainer_of(["--config", batched]) == "batched" and trainer_of(["--config", old]) == "batched"
+    assert trainer_of(["--config", plain]) == DEFAULT == "sb3"
+    assert trainer_of(["--config", batched, "--trainer", "rllib"]) == "rllib"  # the command line wins
+    run = tmp_path / "runs" / "picchetto__x__1__20260101-000000"
+    run.mkdir(parents=True)
+    (run / "config.yaml").write_text("trainer: batched\n")
+    assert trainer_of(["--resume", str(run / "last.mazzo.zip")]) == "batched"
+    assert trainer_of(["--resume", str(run)]) == "batched"
+    assert trainer_of(["--config", plain, "--resume", str(run / "last.mazzo.zip")]) == "batched"  # config silent
+    sb3_run = tmp_path / "runs" / "picchetto__y__1__20260101-000000"
+    sb3_run.mkdir()
+    (sb3_run / "config.yaml").write_text("game: picchetto\n")  # before the key: the default
+    assert trainer_of(["--resume", str(sb3_run / "last.zip")]) == "sb3"
+    assert trainer_of(["--config", batched, "--resume", str(sb3_run / "last.zip")]) == "batched"  # the config first
+    with pytest.raises(ConfigError, match="invalid value 'jax' for 'trainer'; allowed: sb3, batched, rllib"):
+        trainer_of(["--config", _config(tmp_path, "j.yaml", trainer="jax")])
+
+
+def test_a_trainer_refuses_another_trainers_config_by_name(tmp_path):
+    from train.sb3 import Args
+
+    with pytest.raises(ConfigError, match="invalid value 'batched' for 'trainer': these are the Args of the 'sb3'"):
+        load_config(Args, ROOT / "configs/picchetto/ppo_batched.yaml")
+    assert load_config(Args, _config(tmp_path, "e.yaml", engine="sb3")).trainer == "sb3"
+
+
+def test_a_run_prints_its_config_once_and_names_its_folder_by_local_time(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("torch")
+    from train.dispatch import main
+
+    monkeypatch.chdir(ROOT)
+    run = main(["--config", "configs/picchetto/ppo.yaml", "--total_timesteps", "64", "--n_envs", "1", "--n_steps",
+                "64", "--batch_size", "64", "--n_epochs", "1", "--eval_every", "0", "--eval_deals", "1",
+                "--final_deals", "1", "--net_arch", "[8]", "--reference_levels", "false", "--eval_opponents",
+                "[random]", "--progress", "false", "--runs_dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert re.fullmatch(r"picchetto__ppo__1__\d{8}-\d{6}", run.name)
+    assert out.count("exp_name: ppo") == 1 and out.count("eval_opponents:") == 1  # printed once, at the start
+    assert out.index("exp_name: ppo") < out.index("# Training report")
+    assert "## Config" in (run / "report.md").read_text() and "## Config" not in out  # the report file keeps it
+    assert "python -m train --config configs/picchetto/ppo.yaml" in (run / "report.md").read_text()
