@@ -17,13 +17,16 @@ Spaces: ``Box(obs_low, obs_high, (obs_size,), float32)`` and ``Discrete(num_acti
 game (for Pigugnìn they depend on ``num_players``). A deal that ends before the learner ever
 acts (e.g. a Briscola forfeit or all-pass before its turn) is skipped: ``reset`` deals again.
 
-Illegal actions: with ``illegal_action="raise"`` (the default) ``step`` raises the game's
-``IllegalActionError`` and changes nothing. With ``illegal_action="terminate"`` (what a checker
-sampling any id from the action space needs, e.g. Stable-Baselines3's ``check_env``) the episode
-ends instead, like PettingZoo's ``TerminateIllegalWrapper``: the learner gets ``illegal_reward``
-(default -1, returned as given, not multiplied by ``reward_scale``), ``terminated=True``, the
-observation is the unchanged one, the mask is empty and ``info`` holds ``illegal_action`` (the
-id) and ``reason`` (the error message), with ``result=None`` (the game was not finished).
+Illegal actions: with ``illegal_action="terminate"`` (the default, what PettingZoo's own classic
+``env()`` does with its ``TerminateIllegalWrapper``, and what checkers that sample any id from the
+action space need: Gymnasium's and Stable-Baselines3's ``check_env``) an illegal or out-of-range
+action ends the episode: the learner gets ``illegal_reward`` (default -1, returned as given, not
+multiplied by ``reward_scale``), ``terminated=True``, the observation is the unchanged one, the
+mask is empty and ``info`` holds ``illegal_action`` (the id) and ``reason`` (the error message,
+with the legal actions), with ``result=None`` (the game was not finished). With
+``illegal_action="raise"`` ``step`` raises the game's ``IllegalActionError`` instead and changes
+nothing (the episode goes on): the strict mode for debugging an agent. A masked learner
+(MaskablePPO, ``action_masks()``) never meets either.
 
 Copying: the env survives ``copy.deepcopy`` and ``pickle`` (``gymnasium.make`` wrappers
 included) at any point; the copy continues exactly like the original under the same actions.
@@ -142,7 +145,7 @@ class SingleSeatEnv(gym.Env):
     | ``reward_scale``| ``1.0``     | the learner's rewards are multiplied by it (info keeps the raw return) |
     | ``snapshot_share``, ``max_snapshots`` | 0.5, 5 | self-play pool settings          |
     | ``render_mode`` | ``None``    | ``"ansi"``: ``render()`` returns the table from the learner's seat as text; ``"rgb_array"``: as a ``uint8[H, W, 3]`` picture (needs ``pip install 'mazzo[render]'``) |
-    | ``illegal_action`` | ``"raise"`` | ``"raise"``: an illegal action raises ``IllegalActionError`` (nothing changes); ``"terminate"``: it ends the episode with ``illegal_reward`` |
+    | ``illegal_action`` | ``"terminate"`` | ``"terminate"``: an illegal action ends the episode with ``illegal_reward`` (PettingZoo's default); ``"raise"``: it raises ``IllegalActionError`` and nothing changes |
     | ``illegal_reward`` | ``-1.0``  | the learner's reward for an illegal action with ``"terminate"`` (not scaled) |
 
     With ``illegal_action="terminate"`` the step of an illegal (or out-of-range) action returns the
@@ -150,7 +153,8 @@ class SingleSeatEnv(gym.Env):
     with ``seat``, ``illegal_action`` (the id), ``reason`` (the ``IllegalActionError`` message),
     ``result=None``, ``episode_return`` (the unscaled game rewards so far plus ``illegal_reward``)
     and ``opponents``; ``action_masks()`` is then all False and ``step`` raises until ``reset``.
-    This makes the env pass Stable-Baselines3's ``check_env``, which steps with random ids.
+    This makes the env pass Gymnasium's and Stable-Baselines3's ``check_env`` with its defaults,
+    which step with random ids.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -165,7 +169,7 @@ class SingleSeatEnv(gym.Env):
         snapshot_share: float = 0.5,
         max_snapshots: int = 5,
         render_mode: str | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         **more_flags: Any,
     ):

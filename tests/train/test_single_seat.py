@@ -154,7 +154,7 @@ def test_episodes_end_once_and_reset_works(game, flags):
 
 
 def test_masks_match_the_env_and_illegal_actions_raise():
-    env = SingleSeatEnv("briscola5")
+    env = SingleSeatEnv("briscola5", illegal_action="raise")
     obs, _ = env.reset(seed=3)
     mask = env.action_masks()
     assert mask.dtype == bool and mask.shape == (env.action_space.n,)
@@ -336,14 +336,41 @@ GAME_IDS = {"briscola5": "mazzo/Briscola5-v0", "pigugnin": "mazzo/Pigugnin-v0", 
 
 
 @pytest.mark.parametrize("game", list(GAME_IDS))
-def test_sb3_check_env_passes_with_terminate(game):
-    from stable_baselines3.common.env_checker import check_env
+def test_the_ecosystems_checkers_pass_with_the_default_arguments(game):
+    """``gymnasium.make(id)`` as a new user writes it: SB3's and Gymnasium's own env checkers (which step
+    with ids sampled from the action space, mostly illegal ones) pass without any Mazzo keyword."""
+    from gymnasium.utils.env_checker import check_env as gymnasium_check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-    for seed in range(3):  # check_env steps with ids sampled from the action space: mostly illegal ones
-        env = gymnasium.make(GAME_IDS[game], illegal_action="terminate")
+    for seed in range(3):
+        env = gymnasium.make(GAME_IDS[game])
         env.action_space.seed(seed)
-        check_env(env)
-        check_env(env.unwrapped)
+        sb3_check_env(env)
+        sb3_check_env(env.unwrapped)
+        gymnasium_check_env(env.unwrapped, skip_render_check=False)
+        env.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", list(GAME_IDS))
+def test_make_vec_env_trains_maskable_ppo_on_a_plain_id(game, tmp_path):
+    """SB3's ``make_vec_env`` with a string id (which asks for ``render_mode="rgb_array"``) and MaskablePPO
+    for a few hundred steps: the single-agent path a researcher tries first."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(GAME_IDS[game], n_envs=2, seed=0)
+    assert venv.render_mode == "rgb_array" and venv.num_envs == 2
+    model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0)
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
+    obs = venv.reset()
+    masks = np.stack(venv.env_method("action_masks"))
+    actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    assert all(masks[i, a] for i, a in enumerate(actions))  # the masked policy plays legal moves only
+    frame = venv.render()
+    assert frame is not None and frame.dtype == np.uint8 and frame.ndim == 3
+    venv.close()
 
 
 @pytest.mark.parametrize("game", list(GAME_IDS))
@@ -376,17 +403,17 @@ def test_terminate_ends_the_episode_with_the_penalty(game, kind):
     assert "illegal_action" not in info
 
 
-def test_illegal_reward_is_configurable_and_raise_is_the_default():
-    env = SingleSeatEnv("picchetto", illegal_action="terminate", illegal_reward=-7)
+def test_illegal_reward_is_configurable_and_terminate_is_the_default():
+    env = SingleSeatEnv("picchetto", illegal_reward=-7)
+    assert env.illegal_action == "terminate"  # PettingZoo's classic env() default (TerminateIllegalWrapper)
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     assert env.step(illegal)[1:3] == (-7.0, True)
-    default = SingleSeatEnv("picchetto")
-    assert default.illegal_action == "raise"
-    default.reset(seed=0)
+    strict = SingleSeatEnv("picchetto", illegal_action="raise")
+    strict.reset(seed=0)
     with pytest.raises(IllegalActionError, match="legal actions"):
-        default.step(illegal)
-    assert default.action_masks().any()  # nothing changed, the episode goes on
+        strict.step(illegal)
+    assert strict.action_masks().any()  # nothing changed, the episode goes on
 
 
 def test_step_before_reset_says_to_reset():
