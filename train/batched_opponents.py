@@ -19,7 +19,7 @@ same calls give the same actions.
 | ``random`` | ``MaskedRandom``: uniform over the legal actions of each row (NumPy) |
 | ``heuristic`` | the game's batched heuristic (see below; all three games have one), else ``AgentRows`` over the Python heuristic |
 | ``heuristic-python`` | ``AgentRows`` over the Python heuristic (``make_agent("heuristic", game)``), whatever exists |
-| ``heuristic-v1`` | the frozen numba port of the 0.1 heuristic (``agents/legacy/batched_<game>_v1.py``) |
+| ``heuristic-v1`` | the frozen numba port of the 0.1 heuristic (``GameSpec.batched_heuristic_v1``, ``agents/legacy/``) |
 | ``plain``, ``ducking``, ``greedy`` | ``AgentRows`` over that Python player (``agents/registry.py``): row by row, slow |
 | ``ppo:PATH``, ``pretrained:GAME`` | ``ActorRows`` over the checkpoint's actor (safe format), greedy like ``make_agent`` |
 | (self-play snapshots) | ``ActorRows`` over a frozen copy of the learner's actor, sampling its policy |
@@ -27,10 +27,10 @@ same calls give the same actions.
 The search players (``pimc``, ``ismcts``) are not opponents here: they remember their seat's episode
 (``agents/search``), and rows of many games arrive in any order.
 
-Batched heuristics (numba ports, ``agents/batched/<game>.py``): ``heuristic`` uses the class named like
-the game's Python heuristic (``Briscola5Heuristic``, ``PigugninHeuristic``, ``PicchettoHeuristic``) in
-the module ``agents.batched.<game>`` when that module exists, built as ``Class(game, seed=seed,
-flags=flags)`` (the Python heuristics' signature plus the game flags) and used through ``act(obs, mask)``
+Batched heuristics (numba ports, ``agents/batched/<game>.py``): ``heuristic`` uses the class named by the
+game's ``GameSpec.batched_heuristic`` (``heuristic-v1``: ``GameSpec.batched_heuristic_v1``) when it has one,
+built as ``Class(game, seed=seed, flags=flags)`` (the Python heuristics' signature plus the game flags) and
+used through ``act(obs, mask)``
 exactly like any ``OpponentPolicy``: the trainer did not change when the ports landed. ``AgentRows``
 calls the Python agent once per row (decoding the observation): the same decisions, and the
 bottleneck of training against heuristics (``benchmarks/train_speed.py`` measures both).
@@ -52,12 +52,6 @@ __all__ = ["OpponentPolicy", "MaskedRandom", "AgentRows", "ActorRows", "make_opp
            "OPPONENT_SPECS"]
 
 OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "heuristic-v1", "plain", "ppo:PATH", "pretrained:GAME")
-#: the frozen numba ports of the 0.1 heuristics
-_LEGACY_PORTS = {
-    "briscola5": "agents.legacy.batched_briscola5_v1:Briscola5BatchedHeuristicV1",
-    "pigugnin": "agents.legacy.batched_pigugnin_v1:PigugninBatchedHeuristicV1",
-    "picchetto": "agents.legacy.batched_picchetto_v1:PicchettoBatchedHeuristicV1",
-}
 
 
 @runtime_checkable
@@ -293,25 +287,22 @@ def sample_masked(logits: Any, generator: Any, uniform: Any = None) -> Any:
 SAMPLERS = {"gumbel": gumbel_max, "inverse_cdf": sample_masked}
 
 
-def batched_heuristic_class(game: str) -> type | None:
-    """The numba heuristic of ``agents/batched/<game>.py`` (class named like the Python one), or None."""
-    cls_name = game_spec(game).heuristic.partition(":")[2]
-    try:
-        module = importlib.import_module(f"agents.batched.{game}")
-    except ModuleNotFoundError as err:
-        if err.name in ("agents.batched", f"agents.batched.{game}"):
-            return None
-        raise
-    cls = getattr(module, cls_name, None)
+def batched_heuristic_class(game: str, kind: str = "batched_heuristic") -> type | None:
+    """The numba heuristic named by the game's ``GameSpec.batched_heuristic`` (``kind="batched_heuristic_v1"``:
+    the 0.1 port), or None when the game has none."""
+    path = getattr(game_spec(game), kind)
+    if path is None:
+        return None
+    module, _, cls_name = path.partition(":")
+    cls = getattr(importlib.import_module(module), cls_name, None)
     if cls is None:
-        raise ConfigError(f"agents/batched/{game}.py exists but defines no {cls_name} (the batched heuristic's "
-                          "class is named like the Python heuristic)")
+        raise ConfigError(f"{module} exists but defines no {cls_name} (GameSpec.{kind} of {game})")
     return cls
 
 
 def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any:
     """The ``OpponentPolicy`` of an opponent spec (see the module table); ``ConfigError`` if unknown."""
-    from agents.registry import make_agent
+    from agents.registry import PLAIN_ALIASES, make_agent
 
     if not isinstance(spec, str):
         raise ConfigError(f"an opponent must be an agent spec string; got {spec!r}")
@@ -323,12 +314,14 @@ def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any
             return cls(game, seed=seed, flags=dict(flags))
         return AgentRows(make_agent("heuristic", game, seed=seed), name=spec)
     if spec == "heuristic-v1":
-        module, _, name = _LEGACY_PORTS[game_spec(game).name].partition(":")
-        return getattr(importlib.import_module(module), name)(game, seed=seed, flags=dict(flags))
+        cls = batched_heuristic_class(game, "batched_heuristic_v1")
+        if cls is None:
+            raise ConfigError(f"opponent 'heuristic-v1' is not available for {game} (no GameSpec.batched_heuristic_v1)")
+        return cls(game, seed=seed, flags=dict(flags))
     kind, _, arg = spec.partition(":")
     if kind in ("ppo", "pretrained") and arg:
         agent = make_agent(spec, game, seed=seed, flags=dict(flags))  # the safe loader and its checks
         return ActorRows(agent.actor, name=spec, greedy=True, seed=seed)
-    if spec in ("plain", "ducking", "greedy"):
+    if spec == "plain" or spec in PLAIN_ALIASES:
         return AgentRows(make_agent(spec, game, seed=seed), name=spec)
     raise ConfigError(f"unknown opponent {spec!r}; known opponents: {', '.join(OPPONENT_SPECS)}")
