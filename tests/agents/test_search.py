@@ -106,6 +106,39 @@ def test_same_seed_same_moves(cls, game, flags):
     assert first == again
 
 
+#: seeded episodes of the search players (seats 0 and n-1, heuristics elsewhere, deal seed 3): the sha256 of the
+#: moves and their number, as played before the games' facts moved into the engines and GameSpec (issue 19). A
+#: refactor must not change one decision; a deliberate change of a search player updates these.
+PINNED = [
+    ("briscola5", {}, PIMCAgent, {"worlds": 4}, "5e37eee63fc36cd4", 50),
+    ("briscola5", {}, ISMCTSAgent, {"iterations": 16, "batch": 8}, "032ebff3593ac00f", 52),
+    ("pigugnin", {"episode": "hand"}, PIMCAgent, {"worlds": 3, "endgame": 2}, "05640b5f9818d770", 40),
+    ("pigugnin", {"episode": "hand", "num_players": 5}, ISMCTSAgent, {"iterations": 16, "batch": 8},
+     "67b5c3f0d2d8fc3e", 40),
+    ("picchetto", {"episode": "hand"}, ISMCTSAgent, {"iterations": 16, "batch": 8}, "b4bcbb75ea8d4f98", 32),
+    ("picchetto", {"episode": "hand"}, PIMCAgent, {"worlds": 4, "playout": "heuristic"}, "90eb07c87f58c030", 33),
+    ("picchetto", {"episode": "hand"}, PIMCAgent, {"worlds": 6, "playout": "heuristic", "infer": 3.5, "oversample": 2},
+     "48279aea7841bb4d", 33),
+]
+
+
+@pytest.mark.parametrize(("game", "flags", "cls", "budget", "digest", "length"), PINNED,
+                         ids=[f"{c[0]}{c[1].get('num_players', '')}-{c[2].name}-{i}" for i, c in enumerate(PINNED)])
+def test_pinned_decisions(game, flags, cls, budget, digest, length):
+    """The same decisions as before the refactor of issue 19 (search candidates, hidden moves, trick play and
+    sides from the engine; budgets, endgame solver and opponent model from GameSpec)."""
+    import hashlib
+
+    _need_worlds(game)
+    env = make_raw_env(game, **flags)
+    n = len(env.possible_agents)
+    players = [make_agent("heuristic", game, seed=s) for s in range(n)]
+    players[0] = cls(game, seed=1, flags=flags, **budget)
+    players[n - 1] = cls(game, seed=2, flags=flags, **budget)
+    moves = _play(env, players, seed=3)
+    assert (hashlib.sha256(",".join(map(str, moves)).encode()).hexdigest()[:16], len(moves)) == (digest, length)
+
+
 def test_multi_hand_episode_is_legal():
     """A whole Pigugnìn game (several hands): the trackers follow the new deals."""
     _need_worlds("pigugnin")
