@@ -70,17 +70,19 @@ class SearchSpec:
 
 @dataclass(frozen=True)
 class GameSpec:
-    """Everything the rest of the project needs to know about one game, in one place.
+    """Everything the rest of the project needs to know about one game, in one place. The fields from
+    `heuristic` on have defaults: a new game leaves out the players it does not have (None), and gets one
+    benchmark configuration (its defaults), the general-sum utility and the default search budgets.
 
     | field | type | meaning |
     |---|---|---|
     | `name` | str | registry name, e.g. "briscola5" |
     | `module` | str | the public `<game>_v0` module: `env()`, `raw_env`, `vector_env()` |
     | `engine` | "module:Class" | the rules engine (flags, action ids, names and the hooks of `envs.core.game`) |
-    | `heuristic` | "module:Class" | the heuristic player (spec `heuristic`) |
     | `figures` | "module:Class" | the evaluation's counters and figures (`envs/<game>/figures.py`, an `envs.core.figures.GameScorer`) |
     | `gym_id` | str | Gymnasium id of the single-seat env (registered on `import train`) |
     | `layout_for` | flags -> `ObsLayout` | the observation layout for resolved flags (no env is built) |
+    | `heuristic` | "module:Class" or None | the heuristic player (spec `heuristic`) |
     | `utility` | "zero_sum" or "general_sum" | whether the seats' rewards always sum to zero |
     | `single_hand` | flags | the flags that make an episode one hand (duplicate deals then deal every seat the same cards) |
     | `variants` | label -> flags | the configurations the benchmarks measure (label `name`: the defaults) |
@@ -98,14 +100,14 @@ class GameSpec:
     module: str
     #: "module:Class" of the rules engine (flags, action ids, names, the hooks of `envs.core.game`)
     engine: str
-    #: "module:Class" of the heuristic player
-    heuristic: str
     #: "module:Class" of the evaluation figures (game-specific statistics of results)
     figures: str
     #: Gymnasium id of the single-seat env (registered on `import train`)
     gym_id: str
     #: the observation layout for resolved flags (no env is built)
     layout_for: Callable[[Mapping[str, Any]], ObsLayout]
+    #: "module:Class" of the heuristic player (optional, like every player below)
+    heuristic: str | None = None
     #: "zero_sum" (the rewards of a step sum to zero) or "general_sum"
     utility: str = "general_sum"
     #: flags that make an episode a single hand
@@ -152,8 +154,8 @@ class GameSpec:
     def engine_class(self) -> type:
         return _resolve(self.engine)
 
-    def heuristic_class(self) -> type:
-        return _resolve(self.heuristic)
+    def heuristic_class(self) -> type | None:
+        return self.player_class("heuristic")
 
     def figures_class(self) -> type:
         return _resolve(self.figures)

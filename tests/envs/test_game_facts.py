@@ -22,10 +22,9 @@ from envs.core.game import CardGame
 from envs.registry import GAMES, UTILITIES, game_spec, make_raw_env, variants
 
 ROOT = Path(__file__).resolve().parents[2]
-#: flag sets whose episodes are short and reach every phase
-CONFIGS = [("briscola5", {}), ("pigugnin", {"episode": "hand"}), ("pigugnin", {"episode": "hand", "num_players": 5}),
-           ("picchetto", {"episode": "hand"})]
-IDS = ["briscola5", "pigugnin4", "pigugnin5", "picchetto"]
+#: every benchmark configuration of every game (a new game is picked up), one hand per episode (short)
+CONFIGS = [(game, {**game_spec(game).single_hand, **flags}) for game, flags in variants().values()]
+IDS = list(variants())
 
 
 def _states(game: str, flags: dict, seeds=range(4)):
@@ -126,7 +125,8 @@ def test_trick_play_sides_and_candidates(game, flags):
         if game == "briscola5" and rules.in_trick_play(state):
             team = {state.caller, state.partner}
             assert all(rules.same_side(state, a, b) == ((a in team) == (b in team)) for a in range(n) for b in range(n))
-    assert pruned == (game == "briscola5")  # only Briscola prunes (its auction and call)
+    overrides = type(env.game).search_candidates is not CardGame.search_candidates
+    assert pruned == overrides == (game == "briscola5")  # of the three games only Briscola prunes (auction, call)
 
 
 @pytest.mark.parametrize(("game", "flags"), CONFIGS, ids=IDS)
@@ -135,9 +135,10 @@ def test_a_hidden_move_is_hidden_from_the_others_observations_and_records(game, 
     of the actor's hidden moves it was, and the redacted record shows its hidden name without the id."""
     rules = make_raw_env(game, **flags).game
     hidden = [a for a in range(rules.num_actions) if rules.hidden_move_name(a) is not None]
-    if game == "picchetto":
+    assert bool(hidden) == (type(rules).hidden_move_name is not CardGame.hidden_move_name)
+    if game == "picchetto":  # its discards, of the three games
         assert hidden == list(range(32, 64)) and {rules.hidden_move_name(a) for a in hidden} == {"discard"}
-    else:
+    elif game in ("briscola5", "pigugnin"):
         assert hidden == []
     env = make_raw_env(game, **flags)
     rnd = random.Random(1)
