@@ -6,8 +6,8 @@
 | ``heuristic``     | the game's heuristic (``GameSpec.heuristic_class()``, ``envs.registry``) |
 | ``ppo:PATH``      | ``TrainedAgent`` playing the safe checkpoint ``PATH`` (``.mazzo.zip`` may be left out) |
 | ``pretrained:GAME`` | the checkpoint shipped in ``agents/pretrained/`` for ``GAME``     |
-| ``heuristic-v1``  | the heuristic as shipped in Mazzo 0.1, frozen (``agents/legacy/``)  |
-| ``plain``         | the plain baseline: ducking in Pigugnìn, greedy in the others (``agents/plain/``); ``ducking`` and ``greedy`` name it too |
+| ``heuristic-v1``  | the heuristic as shipped in Mazzo 0.1, frozen (``GameSpec.heuristic_v1``, ``agents/legacy/``) |
+| ``plain``         | the plain baseline (``GameSpec.plain``, ``agents/plain/``): ducking in Pigugnìn, greedy in the others; its ``GameSpec.plain_alias`` (``ducking``, ``greedy``) names it too |
 | ``pimc[:K=V,...]``   | Perfect Information Monte Carlo search (``agents/search/pimc.py``); ``K=V`` set its budget, e.g. ``pimc:worlds=64`` |
 | ``ismcts[:K=V,...]`` | information-set MCTS (``agents/search/ismcts.py``), e.g. ``ismcts:iterations=2000`` |
 
@@ -27,30 +27,29 @@ from agents.random_agent import RandomAgent
 from envs.core.errors import ConfigError
 from envs.registry import GAMES, game_spec
 
-__all__ = ["make_agent", "parse_agent_spec", "AgentSpec", "AGENT_KINDS"]
+__all__ = ["make_agent", "parse_agent_spec", "AgentSpec", "AGENT_KINDS", "PLAIN_ALIASES"]
 
 AGENT_KINDS = ("random", "heuristic", "heuristic-v1", "plain", "pimc[:K=V,...]", "ismcts[:K=V,...]", "ppo:PATH",
                "pretrained:GAME")
 
-#: "module:Class" of the frozen 0.1 heuristics, the plain baselines and the search players
-_LEGACY = {
-    "briscola5": "agents.legacy.briscola5_heuristic_v1:Briscola5HeuristicV1",
-    "pigugnin": "agents.legacy.pigugnin_heuristic_v1:PigugninHeuristicV1",
-    "picchetto": "agents.legacy.picchetto_heuristic_v1:PicchettoHeuristicV1",
-}
-_PLAIN = {
-    "briscola5": "agents.plain.briscola5:GreedyAgent",
-    "pigugnin": "agents.plain.pigugnin:DuckingAgent",
-    "picchetto": "agents.plain.picchetto:GreedyAgent",
-}
-#: the other name of each game's plain player
-_PLAIN_ALIAS = {"briscola5": "greedy", "pigugnin": "ducking", "picchetto": "greedy"}
+#: the other names of the games' plain players (``GameSpec.plain_alias``)
+PLAIN_ALIASES = tuple(dict.fromkeys(s.plain_alias for s in GAMES.values() if s.plain_alias))
+#: the fields of ``GameSpec`` that name the player of a spec kind
+_FIELDS = {"heuristic": "heuristic", "heuristic-v1": "heuristic_v1", "plain": "plain"}
+#: "module:Class" of the search players
 _SEARCH = {"pimc": "agents.search.pimc:PIMCAgent", "ismcts": "agents.search.ismcts:ISMCTSAgent"}
 
 
 def _import(path: str) -> Any:
     module, _, name = path.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+def _player_class(game: str, kind: str) -> type:
+    cls = game_spec(game).player_class(_FIELDS[kind])
+    if cls is None:
+        raise ConfigError(f"agent {kind!r} is not available for {game} (its GameSpec.{_FIELDS[kind]} is not set)")
+    return cls
 
 
 def _parse_params(spec: str, text: str) -> tuple[tuple[str, int | float | str], ...]:
@@ -93,12 +92,8 @@ class AgentSpec:
         shape against them, and to the search players, which build the engine from them. Without torch a trained agent raises ``ImportError``."""
         if self.kind == "random":
             return RandomAgent(self.game, seed=seed)
-        if self.kind == "heuristic":
-            return game_spec(self.game).heuristic_class()(self.game, seed=seed, **kwargs)
-        if self.kind == "heuristic-v1":
-            return _import(_LEGACY[self.game])(self.game, seed=seed, **kwargs)
-        if self.kind == "plain":
-            return _import(_PLAIN[self.game])(self.game, seed=seed, **kwargs)
+        if self.kind in _FIELDS:
+            return _player_class(self.game, self.kind)(self.game, seed=seed, **kwargs)
         if self.kind in _SEARCH:
             options = {**dict(self.params), **kwargs}
             if flags is not None:
@@ -127,9 +122,11 @@ def parse_agent_spec(spec: str, game: str) -> AgentSpec:
         raise ConfigError(f"an agent spec must be a string, one of {', '.join(AGENT_KINDS)}; got {spec!r}")
     if spec in ("random", "heuristic", "heuristic-v1", "plain"):
         return AgentSpec(spec, spec, "", game)
-    if spec in ("ducking", "greedy"):
-        if _PLAIN_ALIAS[game] != spec:
-            raise ConfigError(f"agent {spec!r} is not a {game} player; its plain player is {_PLAIN_ALIAS[game]!r}")
+    if spec in PLAIN_ALIASES:
+        alias = game_spec(game).plain_alias
+        if alias != spec:
+            raise ConfigError(f"agent {spec!r} is not a {game} player; its plain player is "
+                              + (f"{alias!r}" if alias else "'plain'"))
         return AgentSpec(spec, "plain", "", game)
     kind, _, arg = spec.partition(":")
     if kind in _SEARCH:

@@ -18,9 +18,9 @@ start's teacher), and anything else that steps many games (a vector env, search 
 | spec (``make_opponent``) | player |
 |---|---|
 | ``random`` | ``MaskedRandom``: uniform over the legal actions of each row (NumPy) |
-| ``heuristic`` | the game's batched heuristic (``batched_heuristic_class``; all three games have one), else ``AgentRows`` over the Python heuristic |
+| ``heuristic`` | the game's batched heuristic (``GameSpec.batched_heuristic``, ``batched_heuristic_class``; all three games have one), else ``AgentRows`` over the Python heuristic |
 | ``heuristic-python`` | ``AgentRows`` over the Python heuristic (``make_agent("heuristic", game)``), whatever exists |
-| ``heuristic-v1`` | the frozen numba port of the 0.1 heuristic (``legacy_port_class``, ``agents/legacy/batched_<game>_v1.py``) |
+| ``heuristic-v1`` | the frozen numba port of the 0.1 heuristic (``GameSpec.batched_heuristic_v1``, ``agents/legacy/``) |
 | ``plain``, ``ducking``, ``greedy`` | ``AgentRows`` over that Python player (``agents/registry.py``): row by row, slow |
 | ``ppo:PATH``, ``pretrained:GAME`` | ``ActorRows`` over the checkpoint's actor (safe format), greedy like ``make_agent`` |
 | (a network in memory) | ``ActorRows(actor, ...)``: greedy, or sampling its policy (self-play snapshots) |
@@ -52,7 +52,7 @@ from envs.core.errors import ConfigError
 from envs.registry import game_spec
 
 __all__ = ["OpponentPolicy", "MaskedRandom", "AgentRows", "ActorRows", "make_opponent", "batched_heuristic_class",
-           "legacy_port_class", "opponent_specs", "parse_opponents", "OPPONENT_SPECS"]
+           "opponent_specs", "parse_opponents", "OPPONENT_SPECS"]
 
 OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "heuristic-v1", "plain", "ppo:PATH", "pretrained:GAME")
 
@@ -126,36 +126,22 @@ class ActorRows:
 # -- which class plays a spec (one lookup per kind of port) ------------------------------------------------------
 
 
-def batched_heuristic_class(game: str) -> type | None:
-    """The numba heuristic of ``agents/batched/<game>.py`` (class named like the Python one), or None."""
-    cls_name = game_spec(game).heuristic.partition(":")[2]
-    try:
-        module = importlib.import_module(f"agents.batched.{game}")
-    except ModuleNotFoundError as err:
-        if err.name in ("agents.batched", f"agents.batched.{game}"):
-            return None
-        raise
-    cls = getattr(module, cls_name, None)
+def batched_heuristic_class(game: str, kind: str = "batched_heuristic") -> type | None:
+    """The numba heuristic named by the game's ``GameSpec.batched_heuristic`` (``kind="batched_heuristic_v1"``:
+    the frozen port of the 0.1 heuristic), or None when the game has none."""
+    path = getattr(game_spec(game), kind)
+    if path is None:
+        return None
+    module, _, cls_name = path.partition(":")
+    cls = getattr(importlib.import_module(module), cls_name, None)
     if cls is None:
-        raise ConfigError(f"agents/batched/{game}.py exists but defines no {cls_name} (the batched heuristic's "
-                          "class is named like the Python heuristic)")
+        raise ConfigError(f"{module} exists but defines no {cls_name} (GameSpec.{kind} of {game})")
     return cls
-
-
-def legacy_port_class(game: str) -> type:
-    """The frozen numba port of the game's 0.1 heuristic (``heuristic-v1``)."""
-    ports = {
-        "briscola5": "agents.legacy.batched_briscola5_v1:Briscola5BatchedHeuristicV1",
-        "pigugnin": "agents.legacy.batched_pigugnin_v1:PigugninBatchedHeuristicV1",
-        "picchetto": "agents.legacy.batched_picchetto_v1:PicchettoBatchedHeuristicV1",
-    }
-    module, _, name = ports[game_spec(game).name].partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any:
     """The ``OpponentPolicy`` of an opponent spec (see the module table); ``ConfigError`` if unknown."""
-    from agents.registry import make_agent
+    from agents.registry import PLAIN_ALIASES, make_agent
 
     if not isinstance(spec, str):
         raise ConfigError(f"an opponent must be an agent spec string; got {spec!r}")
@@ -167,12 +153,15 @@ def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any
             return cls(game, seed=seed, flags=dict(flags))
         return AgentRows(make_agent("heuristic", game, seed=seed), name=spec)
     if spec == "heuristic-v1":
-        return legacy_port_class(game)(game, seed=seed, flags=dict(flags))
+        cls = batched_heuristic_class(game, "batched_heuristic_v1")
+        if cls is None:
+            raise ConfigError(f"opponent 'heuristic-v1' is not available for {game} (no GameSpec.batched_heuristic_v1)")
+        return cls(game, seed=seed, flags=dict(flags))
     kind, _, arg = spec.partition(":")
     if kind in ("ppo", "pretrained") and arg:
         agent = make_agent(spec, game, seed=seed, flags=dict(flags))  # the safe loader and its checks
         return ActorRows(agent.actor, name=spec, greedy=True, seed=seed)
-    if spec in ("plain", "ducking", "greedy"):
+    if spec == "plain" or spec in PLAIN_ALIASES:
         return AgentRows(make_agent(spec, game, seed=seed), name=spec)
     raise ConfigError(f"unknown opponent {spec!r}; known opponents: {', '.join(OPPONENT_SPECS)}")
 

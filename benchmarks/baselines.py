@@ -33,15 +33,17 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 import numpy as np  # noqa: E402
 
 from envs.core.errors import ConfigError  # noqa: E402
+from envs.registry import GAMES, game_spec  # noqa: E402
 from train.evaluate import num_seats, run  # noqa: E402
 from train.evaluation.stats import mean_ci  # noqa: E402
 
-#: game -> (deals for the committed report, flags)
-GAMES = {
-    "briscola5": (300, {}),
-    "pigugnin": (100, {}),
-    "picchetto": (100, {}),
-}
+#: deals of the committed report per game; a game whose default episode is a single hand (its
+#: ``GameSpec.single_hand`` adds no flag: Briscola) plays short episodes and gets three times as many
+DEALS, DEALS_ONE_HAND = 100, 300
+
+
+def default_deals(game: str) -> int:
+    return DEALS if game_spec(game).single_hand else DEALS_ONE_HAND
 
 
 def _fmt(iv: dict) -> str:
@@ -91,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     headline, widths, details, missing = [], [], [], []
     for game in args.games:
-        deals, flags = GAMES[game]
-        deals = max(2, round(deals * args.scale))
+        flags: dict = {}  # the game's defaults
+        deals = max(2, round(default_deals(game) * args.scale))
         n = num_seats(game, flags)
         commands = _runs(game, deals, flags, args.seed, args.workers, args.runs)
         try:

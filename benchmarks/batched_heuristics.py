@@ -8,8 +8,8 @@ batched heuristic at every seat for `--pool-steps` steps, and `--pool-rows` obse
 of the seats to act are kept, evenly from every step (all phases: Briscola's forfeit check, auction, call and
 tricks; Picchetto's two exchanges, tricks and the next hand's exchanges from step 31 or so: 27% exchange rows);
 each timed call gets `rows` rows drawn at random from the pool (so phases and positions are mixed,
-as in a running trainer whose games are out of step). The same seed gives the same rows. A game
-of `VARIANTS` is benchmarked once per flag set there (Pigugnìn: 4 and 5 players, whose rows differ).
+as in a running trainer whose games are out of step). The same seed gives the same rows. A game is
+benchmarked once per flag set of its `GameSpec.variants` (Pigugnìn: 4 and 5 players, whose rows differ).
 
 Timed, on the same rows:
 
@@ -63,10 +63,6 @@ def load() -> str:
         return "load average unavailable"
 
 
-#: games benchmarked once per flag set (a row label each); any other game runs once with its default flags
-VARIANTS = {"pigugnin": (("pigugnin (4 players)", {"num_players": 4}), ("pigugnin (5 players)", {"num_players": 5}))}
-
-
 def pool(game: str, heuristic, games: int, steps: int, size: int, seed: int,
          flags: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """`size` observation and mask rows of seats to act, drawn evenly from `steps` steps of `games` vector_env games."""
@@ -118,10 +114,10 @@ def main() -> None:
     table = ["| game | player | rows per call | decisions/s (best) | decisions/s (median) | decisions per CPU-s (best) "
              "| µs per decision (CPU, best) | vs Python (CPU) |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     notes = []
-    for game, label, flags in [(g, *v) for g in games for v in VARIANTS.get(g, ((g, {}),))]:
+    for game, label, flags in [(g, *v) for g in games for v in game_spec(g).benchmark_variants().items()]:
         cls = batched_heuristic_class(game)
         if cls is None:
-            raise SystemExit(f"{game}: no batched heuristic (agents/batched/{game}.py)")
+            raise SystemExit(f"{game}: no batched heuristic (GameSpec.batched_heuristic)")
         batched = cls(game, seed=args.seed, flags=flags)
         start = time.perf_counter()
         obs, mask = pool(game, batched, 1, 1, 1, args.seed, flags)

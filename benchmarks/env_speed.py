@@ -19,15 +19,11 @@ import time
 
 import numpy as np
 
-from envs.registry import GAMES, env_module
+from envs.registry import env_module, variants
 
-#: The configurations measured: one per game, plus the 5-player Pigugnin.
-CONFIGS = {
-    "briscola5": {},
-    "pigugnin": {},
-    "pigugnin (5 players)": {"num_players": 5},
-    "picchetto": {},
-}
+#: The configurations measured, label -> (game, flags): every game's ``GameSpec.variants`` (one per game,
+#: plus the 5-player Pigugnìn)
+CONFIGS = variants()
 
 
 def run(make, steps: int, seed: int) -> tuple[float, float]:
@@ -63,10 +59,10 @@ def main() -> None:
     print("| game | through | agent-steps/s | hands/s |")
     print("|---|---|---|---|")
     for name in args.games:
-        flags = CONFIGS.get(name, {})
-        module = env_module(name.split(" ")[0])
-        if name.split(" ")[0] not in GAMES:
-            raise SystemExit(f"unknown game {name!r}")
+        if name not in CONFIGS:
+            raise SystemExit(f"unknown configuration {name!r}; known: {', '.join(CONFIGS)}")
+        game, flags = CONFIGS[name]
+        module = env_module(game)
         for label, factory in (("env()", module.env), ("raw_env", module.raw_env)):
             steps_s, hands_s = run(lambda f=factory, kw=flags: f(**kw), args.steps, args.seed)
             print(f"| {name} | {label} | {steps_s:,.0f} | {hands_s:,.0f} |", flush=True)

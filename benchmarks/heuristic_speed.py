@@ -32,15 +32,11 @@ import time
 import numpy as np
 
 from agents import make_agent
-from envs.registry import make_raw_env
+from envs.registry import make_raw_env, variants
 
-#: The configurations measured: game name and env flags (the heuristic is the game's).
-CONFIGS = {
-    "briscola5": ("briscola5", {}),
-    "pigugnin (4 players)": ("pigugnin", {"num_players": 4}),
-    "pigugnin (5 players)": ("pigugnin", {"num_players": 5}),
-    "picchetto": ("picchetto", {}),
-}
+#: The configurations measured, label -> (game, env flags): every game's ``GameSpec.variants`` (the
+#: heuristic is the game's)
+CONFIGS = variants()
 
 
 def collect(game: str, flags: dict, count: int, seed: int) -> list[dict[str, np.ndarray]]:

@@ -25,27 +25,22 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.registry import make_agent  # noqa: E402
-from envs.registry import make_raw_env  # noqa: E402
+from envs.registry import game_spec, make_raw_env, variants  # noqa: E402
 
-GAMES = {
-    "briscola5": ("briscola5", {}),
-    "pigugnin": ("pigugnin", {}),
-    "pigugnin5": ("pigugnin", {"num_players": 5}),
-    "picchetto": ("picchetto", {}),
-}
+#: label -> (game, flags): every game's benchmark configurations (``GameSpec.variants``)
+GAMES = variants()
 PLAYERS = ["pimc", "pimc:worlds=4x", "ismcts", "ismcts:iterations=4x"]
 
 
 def expand(spec: str, game: str) -> str:
-    """``pimc:worlds=4x`` -> four times the game's default worlds (``ismcts:iterations=4x`` likewise)."""
+    """``pimc:worlds=4x`` -> four times the game's default worlds (``ismcts:iterations=4x`` likewise:
+    ``GameSpec.search``)."""
     if not spec.endswith("x"):
         return spec
-    from agents.search.ismcts import DEFAULT_ITERATIONS
-    from agents.search.pimc import DEFAULT_WORLDS
-
     head, _, factor = spec.rpartition("=")
     key = head.partition(":")[2]
-    base = {"worlds": DEFAULT_WORLDS[game], "iterations": DEFAULT_ITERATIONS[game]}[key]
+    defaults = game_spec(game).search
+    base = {"worlds": defaults.pimc_worlds, "iterations": defaults.ismcts_iterations}[key]
     return f"{head}={int(factor[:-1]) * base}"
 
 

@@ -11,10 +11,12 @@ default budgets). For every pair ``A, B`` the line-ups of ``train.evaluation.rat
 | head to head | the *margin* of the row player alone against the column player, per hand, with its 95% interval over deals: in the zero-sum games (Briscola, Picchetto) the lone player's own reward; in Pigugnìn (not zero-sum) its reward minus the mean reward of the other seats (busche it pays less than the field). 0 for equal players |
 | ratings | OpenSkill Plackett-Luce over every line-up on every deal (as ``train.evaluation.rating.round_robin``: each spec's score in a match is its mean reward per seat), sorted by the ordinal ``mu - 3 sigma`` |
 | time | milliseconds per decision with a choice (median, p95, wall and CPU), the player at one seat among heuristics (``--time-decisions``) |
-| Briscola roles | each player's share of hands as caller, partner, defender, its contracts made and mean contract, over all its seats in all line-ups |
+| roles | in a game whose figures count roles (Briscola: caller, partner, defender), each player's share of hands in each, its contracts made and mean contract, over all its seats in all line-ups |
 
-Flags: Pigugnìn and Picchetto are played with ``episode="hand"`` (one hand per deal, so every seat of a
-duplicate deal plays the very same cards), Briscola with its defaults (one hand); ``--flag k=v`` adds flags.
+Configurations: every game's ``GameSpec.variants`` (Pigugnìn also with 5 players), each played one hand per
+deal (``GameSpec.single_hand``: ``episode="hand"`` in Pigugnìn and Picchetto; Briscola's default is one hand), so
+every seat of a duplicate deal plays the very same cards; ``--flag k=v`` adds flags. The margin is the lone
+player's own reward in a zero-sum game (``GameSpec.utility``), else its reward minus the field's mean.
 
     python benchmarks/strength.py --deals 200 --workers 2            # the full table (long)
     python benchmarks/strength.py --deals 2 --games picchetto --time-decisions 5 --out /tmp/strength.md
@@ -39,18 +41,17 @@ sys.path.insert(0, str(ROOT))
 
 from agents.registry import make_agent  # noqa: E402
 from envs.core.errors import ConfigError  # noqa: E402
-from envs.registry import make_raw_env  # noqa: E402
+from envs.registry import GAMES as SPECS  # noqa: E402
+from envs.registry import game_spec, make_raw_env  # noqa: E402
 from train.evaluation import evaluate  # noqa: E402
 from train.evaluation.rating import lineups  # noqa: E402
 from train.evaluation.stats import Interval, proportion_ci, ratio_ci  # noqa: E402
 
-GAMES = {
-    "briscola5": ("briscola5", {}),
-    "pigugnin": ("pigugnin", {"episode": "hand"}),
-    "pigugnin5": ("pigugnin", {"episode": "hand", "num_players": 5}),
-    "picchetto": ("picchetto", {"episode": "hand"}),
-}
-ZERO_SUM = {"briscola5", "picchetto"}
+#: label -> (game, flags): every configuration of every game, one hand per episode
+GAMES = {label: (spec.name, {**spec.single_hand, **flags})
+         for spec in SPECS.values() for label, flags in spec.benchmark_variants().items()}
+#: the counters of the roles table (a game's figures count them or the table is left out)
+ROLES = ("hands", "played", "caller", "made", "contract", "partner", "defender")
 
 
 def players_for(game: str) -> list[str]:
@@ -162,9 +163,9 @@ def run_game(key: str, specs: list[str], deals: int, seed: int, workers: int, ex
             reward[spec] = sum(res.column(i, "reward") for i in idx)
             hands[spec] = sum(res.column(i, "hands") for i in idx)
             per_spec[spec] = reward[spec] / sum(res.column(i, "episodes") for i in idx)
-            if game == "briscola5":
+            if set(ROLES) <= set(res.counters):
                 acc = roles.setdefault(spec, {})
-                for counter in ("hands", "played", "caller", "made", "contract", "partner", "defender"):
+                for counter in ROLES:
                     # per-deal counts of every line-up, end to end (line-ups may differ in deals: --search-deals)
                     acc[counter] = np.concatenate((acc.get(counter, np.zeros(0)),
                                                    sum(res.column(i, counter) for i in idx)))
@@ -172,7 +173,7 @@ def run_game(key: str, specs: list[str], deals: int, seed: int, workers: int, ex
         a, b = lineup[0], lineup[1]
         pairs = [(a, b)] + ([(b, a)] if n == 2 else [])
         for x, y in pairs:
-            if game in ZERO_SUM:
+            if game_spec(game).zero_sum:
                 margins[(x, y)] = ratio_ci(reward[x], hands[x])
             else:  # minus the field's mean per seat (every seat plays the same hands of a deal)
                 margins[(x, y)] = ratio_ci(reward[x] - reward[y] / (n - 1), hands[x])
@@ -203,8 +204,8 @@ def report(results: list[dict], times: dict, notes: dict, args: argparse.Namespa
         + (" (a search player only alone against a field: '-' where it would have filled the field)"
            if args.search_alone else "")
         + f", seed {args.seed}. **Head to head**: the "
-        "margin per hand of the row player alone against the column player (Briscola, Picchetto: its reward; "
-        "Pigugnìn: its reward minus the other seats' mean, i.e. busche paid less than the field), 95% interval "
+        "margin per hand of the row player alone against the column player (zero-sum games, Briscola and Picchetto: "
+        "its reward; Pigugnìn: its reward minus the other seats' mean, i.e. busche paid less than the field), 95% interval "
         "over deals; bold where the interval excludes 0 (with only a few deals the intervals mean little: a Student-t "
         "interval over 2 deals can even have width 0). See `benchmarks/strength.py` for the definitions.",
     ]

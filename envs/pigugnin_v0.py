@@ -1,24 +1,21 @@
-"""Pigugnìn (Busca Reggiana), version 0: ``env(**flags)`` and ``raw_env`` (PettingZoo AEC), ``vector_env``."""
+"""Pigugnìn (Busca Reggiana), version 0: `env()`, `raw_env` (PettingZoo AEC) and `vector_env()` (batched, numba).
+
+`help(pigugnin_v0.env)` shows the env's documentation (flags, observation, actions, rewards:
+`envs.pigugnin.env`).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from envs.core.extras import needs_numba
 from envs.pigugnin.env import env, raw_env
 
 __all__ = ["env", "raw_env", "vector_env"]
 
 
 def vector_env(num_envs: int, **flags: Any):
-    """``num_envs`` Pigugnìn games stepped together by numba kernels (``envs.pigugnin.batched``).
-
-    The same flags as ``env()``; see ``envs.core.vector`` for the API. Needs numba
-    (``pip install 'mazzo[vector]'``).
-    """
-    try:
-        from envs.pigugnin.batched import PigugninVectorEnv
-    except ModuleNotFoundError as err:
-        if err.name != "numba" and not (err.name or "").startswith("numba."):
-            raise
-        raise ImportError("vector_env needs numba: pip install 'mazzo[vector]'") from err
-    return PigugninVectorEnv(num_envs, **flags)
+    """`num_envs` Pigugnìn games stepped together by numba kernels (`envs.pigugnin.batched.PigugninVectorEnv`; API:
+    `envs.core.vector`). The flags are `env()`'s, and the observations, masks and rewards are the AEC
+    env's, byte for byte. Needs numba (`pip install 'mazzo[vector]'`)."""
+    return needs_numba("envs.pigugnin.batched", "PigugninVectorEnv")(num_envs, **flags)

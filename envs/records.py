@@ -44,7 +44,8 @@ Functions:
 * `positions(record)` yields a `Position` after `reset` and after every move (the live env:
   copy it to keep it), checking as `replay` does.
 * `redact(record, seat)` keeps what that seat may know: its own cards, the talon cards it
-  drew or saw, every move but the other seat's discards (hidden), public results (in
+  drew or saw, every move but those the engine hides from it (`hidden_move_name`: the other
+  seat's discards in Picchetto), public results (the engine's `public_hand_result`: in
   Picchetto a declaration the dealer did not have to show is removed), no seed or generator
   state (they would give the deal away), and the seat's `views` along the game.
 * `views(record, seat=None)` is what a viewer shows at each position: `seat_view` frames of
@@ -56,6 +57,7 @@ This module imports neither torch nor a web stack.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -67,7 +69,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.errors import MazzoError
+from envs.core.errors import MazzoError, RecordError
 
 __all__ = [
     "FORMAT", "RecordError", "Position", "Episode", "EpisodeInfo", "build_record", "replay", "positions", "redact", "views", "seat_view", "Tracker",
@@ -81,10 +83,6 @@ DEAL_KEYS = ("deal", "hands", "talon")
 PUBLIC_OPTION_KEYS = ("dealer", "busche", "scores", "games_won")
 #: decode fields of the talon cards a seat saw as talon cards (drawn, peeked at, shown as leftover)
 TALON_FIELDS = ("drawn", "peeked", "leftover")
-
-
-class RecordError(MazzoError):
-    """A record that is malformed, or that the env does not reproduce (the message says where)."""
 
 
 # -- building (called by the env) -------------------------------------------------------------
@@ -635,14 +633,44 @@ def replay(record: Mapping[str, Any]) -> Any:
 # -- what a seat may see -----------------------------------------------------------------------------
 
 
-def public_move(move: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
-    """A move as `seat` sees it: another seat's discard shows only that a card was discarded."""
-    if seat is None or move["seat"] == seat or not str(move.get("name", "")).startswith("discard"):
+def public_move(move: Mapping[str, Any], seat: int | None, game: Any = None) -> dict[str, Any]:
+    """A move as `seat` sees it: a move the engine hides (`hidden_move_name`: another seat's
+    discard in Picchetto) shows only its public name, with no id.
+
+    `game` is the engine (`env.game`); without it the move counts as hidden when some
+    registered game hides the action of that id and that name."""
+    if seat is None or move["seat"] == seat or (hidden := _hidden_name(move, game)) is None:
         out = {k: move[k] for k in ("seat", "id", "name") if k in move}
         if "note" in move and (seat is None or move["seat"] == seat):
             out["note"] = move["note"]
         return out
-    return {"seat": move["seat"], "id": None, "name": "discard"}
+    return {"seat": move["seat"], "id": None, "name": hidden}
+
+
+def _hidden_name(move: Mapping[str, Any], game: Any) -> str | None:
+    """What the other seats see of `move` (None: the move itself)."""
+    action = move.get("id")
+    if not isinstance(action, int) or isinstance(action, bool):
+        return None
+    if game is None:
+        return _registered_hidden_moves().get((action, move.get("name")))
+    return game.hidden_move_name(action) if 0 <= action < game.num_actions else None
+
+
+@functools.cache
+def _registered_hidden_moves() -> dict[tuple[int, str], str]:
+    """(id, name) -> hidden name of every move some registered game hides (neither depends on the flags)."""
+    from envs.registry import GAMES
+
+    out = {}
+    for spec in GAMES.values():
+        engine = spec.engine_class()()
+        names = move_names(engine)
+        for a in range(engine.num_actions):
+            hidden = engine.hidden_move_name(a)
+            if hidden is not None:
+                out[(a, names[a])] = hidden
+    return out
 
 
 def _codes(game: Any, mask: int) -> list[str]:
@@ -673,7 +701,7 @@ def seat_view(env: Any, seat: int | None = None, tracker: Tracker | None = None)
         "hands": [_codes(game, state.hands[p]) if seat is None or p == seat else None for p in range(n)],
         "counts": [int(state.hands[p]).bit_count() for p in range(n)],
         "trick": [{"seat": p, "card": c} for p, c in trick],
-        "last": None if last is None else public_move(last, seat),
+        "last": None if last is None else public_move(last, seat, game),
         "returns": plain(tracker.returns if tracker else [0] * n),
         "text": game.render(state, seat if seat is not None else (actor if actor is not None else 0)),
     }
@@ -709,17 +737,11 @@ def _seen_talon(env: Any, seat: int, seen: set[str]) -> None:
             seen.add(c)
 
 
-def _scrub_result(game: str, result: dict[str, Any] | None, seat: int, dealer: int) -> dict[str, Any] | None:
-    """The public part of an engine hand record for `seat`."""
+def _scrub_result(game: Any, result: dict[str, Any] | None, seat: int) -> dict[str, Any] | None:
+    """The public part of an engine hand record for `seat` (the engine's `public_hand_result`)."""
     if result is None:
         return None
-    out = json.loads(json.dumps(result))
-    if game == "picchetto" and seat != dealer:
-        # the dealer's holding is shown only when it wins or ties ("va bene": not shown)
-        for d in (out.get("declarations") or {}).values():
-            if d.get("answer") == "va bene":
-                d["dealer"] = None
-    return out
+    return game.public_hand_result(json.loads(json.dumps(result)), seat)
 
 
 def redact(record: Mapping[str, Any], seat: int) -> dict[str, Any]:
@@ -732,7 +754,9 @@ def redact(record: Mapping[str, Any], seat: int) -> dict[str, Any]:
     talon_seen: dict[int, set[str]] = {}
     has_talon = any("talon" in (h.get("deal") or {}) for h in rec["hands"])
     index_of = {h.get("hand_no"): i for i, h in enumerate(rec["hands"])}
+    game = None
     for pos in _walk(rec):
+        game = pos.env.game
         frames.append(seat_view(pos.env, seat, pos.tracker))
         i = index_of.get(pos.env.state_.hand_no)
         if has_talon and i is not None:
@@ -748,9 +772,9 @@ def redact(record: Mapping[str, Any], seat: int) -> dict[str, Any]:
             "hand_no": hand["hand_no"],
             "dealer": hand["dealer"],
             "deal": deal,
-            "moves": [public_move(m, seat) for m in hand["moves"]],
+            "moves": [public_move(m, seat, game) for m in hand["moves"]],
             "rewards": list(hand["rewards"]),
-            "result": _scrub_result(rec["game"], hand.get("result"), seat, hand["dealer"]),
+            "result": _scrub_result(game, hand.get("result"), seat),
         })
     options = rec.get("options")
     out = {k: v for k, v in rec.items() if k not in ("seed", "rng", "options", "hands")}

@@ -1,23 +1,21 @@
-"""What the search players share: information states, worlds, clones, candidate moves and batched playouts.
+"""What the search players share: information states, worlds, clones, batched playouts and exact endgames.
 
 | piece | what |
 |---|---|
 | ``SampledWorlds(game, flags)`` | the seat's information state: ``envs/<game>/worlds.py``'s ``Tracker`` folds the seat's observations, ``sample_worlds`` draws complete engine states consistent with it |
 | ``PerfectInformation(env, agent)`` | the true engine state of an AEC env (cheating: for tests, analysis and an upper bound, never for play against others) |
-| ``clone(game, state, rng)``, ``hand_no(game, state)``, ``vector_hand_no(game, vec)`` | a copy for search, the hand in progress of a state and of every game of a VectorEnv (the game's ``worlds.vector_hand_no`` when it exists) |
-| ``candidates(game, state, legal)`` | the moves a search considers (Briscola's auction and call are pruned, see below) |
-| ``solve(game, rules, state, seat, start)`` | the exact value of a small endgame in one world (alpha-beta: teams in Briscola, the seat alone against the others in Pigugnìn, two players in Picchetto) |
-| ``Playouts`` | loads worlds into one batched engine (``VectorEnv.load``) and plays every game to the end of its hand with the numba heuristics, a trained network (``NetworkRows``: ``pretrained:GAME``, ``ppo:PATH``) or uniformly random moves, summing each seat's rewards |
+| ``clone(state, rng)`` | a copy of an engine state for search (its ``copy()``) |
+| ``solve(rules, state, seat, start)`` | the exact value of a small endgame in one world (alpha-beta, the sides from the engine's ``same_side``) |
+| ``Playouts`` | loads worlds into one batched engine (``VectorEnv.load``) and plays every game to the end of its hand with the game's numba heuristic (``GameSpec.batched_heuristic``), a trained network (``NetworkRows``: ``pretrained:GAME``, ``ppo:PATH``) or uniformly random moves, summing each seat's rewards |
+
+What a search needs to know about the game comes from the engine's hooks (``envs.core.game``): the
+moves it considers (``search_candidates``: Briscola prunes its auction and call), the moves it cannot
+see (``hidden_move_name``: Picchetto's discards), when the trick play starts (``in_trick_play``) and
+who plays together (``same_side``); and from ``GameSpec.search`` (default budgets, a fast endgame
+solver, an opponent model).
 
 A determinizer has ``seat`` (the absolute seat of the searching player in its worlds: observations are
 seat-relative, so any seat serves), ``reset()``, ``observe(observation)`` and ``sample(n, rng)``.
-
-Pruned moves (Briscola in cinque; the other games' moves are all searched):
-
-| phase | candidates |
-|---|---|
-| auction (up to 61 legal ids) | ``PASS``, the bids ``lo + d`` for ``d`` in ``BID_STEPS`` = 0, 2, 5, 10, 15, 20 (``lo`` = the lowest legal bid) and the bids 71 and 81 (where the stake doubles and triples), those that are legal |
-| call (40 legal ids) | per suit, the strongest card the caller does not hold (a partner call) and the strongest it holds (a solo, when calling one's own card is allowed) |
 
 Everything here imports numba only through the batched engines, when a ``Playouts`` is built.
 """
@@ -32,24 +30,13 @@ from typing import Any
 import numpy as np
 
 from envs.core.errors import ConfigError
+from envs.records import game_name
 from envs.registry import game_spec
 
 __all__ = [
-    "require_numba", "worlds_module", "SampledWorlds", "PerfectInformation", "clone", "hand_no", "vector_hand_no",
-    "candidates", "hidden_move", "Playouts", "BID_STEPS", "BID_LEVELS", "engine", "resolve_flags", "solve",
-    "same_side", "in_trick_play", "NetworkRows",
+    "require_numba", "worlds_module", "SampledWorlds", "PerfectInformation", "clone", "Playouts", "engine",
+    "resolve_flags", "solve", "NetworkRows",
 ]
-
-#: bid raises over the lowest legal bid that the Briscola auction searches (besides PASS)
-BID_STEPS = (0, 2, 5, 10, 15, 20)
-#: bids searched whenever legal: where the stake doubles (71) and triples (81)
-BID_LEVELS = (71, 81)
-
-_BATCHED = {
-    "briscola5": "agents.batched.briscola5:Briscola5BatchedHeuristic",
-    "pigugnin": "agents.batched.pigugnin:PigugninBatchedHeuristic",
-    "picchetto": "agents.batched.picchetto:PicchettoBatchedHeuristic",
-}
 
 
 def require_numba(who: str) -> None:
@@ -85,43 +72,24 @@ def worlds_module(game: str) -> Any:
     return _WORLDS[game]
 
 
+def _require_worlds(game: str) -> Any:
+    mod = worlds_module(game)
+    if mod is None:
+        raise ImportError(f"the search players of {game} need envs/{game}/worlds.py (determinization), "
+                          "which does not exist yet")
+    return mod
+
+
 # -- state helpers ------------------------------------------------------------------------------
 
 
-def _generic_clone(state: Any) -> Any:
-    other = type(state).__new__(type(state))
-    for name in type(state).__slots__:
-        value = getattr(state, name)
-        setattr(other, name, value.copy() if isinstance(value, (list, dict)) else value)
-    return other
-
-
-def clone(game: str, state: Any, rng: np.random.Generator | None = None) -> Any:
-    """An independent copy of an engine state for search, drawing from ``rng`` if it deals a new hand.
-
-    The engine's own ``copy()`` (Briscola, Picchetto) or a copy of every slot's list (Pigugnìn): a copy of
-    the generator, as ``worlds.clone_state`` makes, costs more than the rest of the copy and the search
-    never needs it (a playout stops at the end of the hand), so the copy gets ``rng`` instead."""
-    other = state.copy() if hasattr(state, "copy") else _generic_clone(state)
+def clone(state: Any, rng: np.random.Generator | None = None) -> Any:
+    """An independent copy of an engine state for search (its ``copy()``), drawing from ``rng`` if it deals a
+    new hand: a copy of the generator, as ``worlds.clone_state`` makes, costs more than the rest of the copy
+    and the search never needs it (a playout stops at the end of the hand), so the copy gets ``rng`` instead."""
+    other = state.copy()
     other.rng = rng
     return other
-
-
-def hand_no(game: str, state: Any) -> int:
-    """The hand in progress (every engine state has ``hand_no``, ``envs.core.game``)."""
-    return int(state.hand_no)
-
-
-def vector_hand_no(game: str, vec: Any) -> np.ndarray:
-    """The hand in progress in every game of a VectorEnv (the game's ``worlds.vector_hand_no`` when it exists)."""
-    mod = worlds_module(game)
-    if mod is not None and hasattr(mod, "vector_hand_no"):
-        return mod.vector_hand_no(vec)
-    if "hand_no" in vec.state:
-        return vec.state["hand_no"]
-    from envs.picchetto.batched import HAND_NO
-
-    return vec.state["st"][:, HAND_NO]
 
 
 # -- determinizers --------------------------------------------------------------------------
@@ -131,10 +99,7 @@ class SampledWorlds:
     """The seat's information state, from ``envs/<game>/worlds.py`` (see the module docstring)."""
 
     def __init__(self, game: str, flags: Mapping[str, Any], seat: int = 0):
-        mod = worlds_module(game)
-        if mod is None:
-            raise ImportError(f"the search players of {game} need envs/{game}/worlds.py (determinization), "
-                              "which does not exist yet")
+        mod = _require_worlds(game)
         self.game = game
         self.seat = seat
         self._mod = mod
@@ -159,8 +124,7 @@ class PerfectInformation:
     def __init__(self, env: Any, agent: str | int, game: str | None = None):
         self.env = env.unwrapped
         self.seat = agent if isinstance(agent, int) else self.env.agent_name_mapping[agent]
-        self.game = game or next(n for n in ("briscola5", "pigugnin", "picchetto")
-                                 if self.env.metadata["name"].startswith(n))
+        self.game = game or game_name(self.env)
 
     def reset(self) -> None:
         pass
@@ -170,45 +134,7 @@ class PerfectInformation:
 
     def sample(self, n: int, rng: np.random.Generator) -> list:
         state = self.env.state_
-        return [clone(self.game, state, rng) for _ in range(n)]
-
-
-# -- moves ------------------------------------------------------------------------------------
-
-
-def candidates(game: str, state: Any, legal: Sequence[int], flags: Mapping[str, Any] | None = None) -> list[int]:
-    """The legal moves a search considers in ``state`` (sorted ids; see the module docstring)."""
-    legal = [int(a) for a in legal]
-    if game != "briscola5" or len(legal) <= 10:
-        return legal
-    from envs.briscola5.game import BID, BID_MIN, CALL, PASS, STRENGTH
-
-    if legal[-1] < PASS and legal[0] >= CALL:  # the call
-        hand = state.hands[state.caller]
-        keep = set()
-        for suit in range(4):
-            cards = range(10 * suit, 10 * suit + 10)
-            out = [c for c in cards if not hand >> c & 1 and (CALL + c) in legal]
-            own = [c for c in cards if hand >> c & 1 and (CALL + c) in legal]
-            if out:
-                keep.add(CALL + max(out, key=lambda c: STRENGTH[c]))
-            if own:
-                keep.add(CALL + max(own, key=lambda c: STRENGTH[c]))
-        return sorted(keep)
-    if PASS in legal:  # the auction
-        bids = [a for a in legal if a >= BID]
-        keep = {PASS}
-        if bids:
-            lo = bids[0]
-            keep.update(lo + d for d in BID_STEPS if lo + d in bids)
-            keep.update(BID + v - BID_MIN for v in BID_LEVELS if BID + v - BID_MIN in bids)
-        return sorted(keep)
-    return legal
-
-
-def hidden_move(game: str, actor: int, action: int, observer: int) -> bool:
-    """Does ``observer`` see which move ``actor`` made? (Only Picchetto's discards are hidden from the other seat.)"""
-    return game == "picchetto" and actor != observer and 32 <= action < 64
+        return [clone(state, rng) for _ in range(n)]
 
 
 # -- batched playouts -----------------------------------------------------------------------
@@ -219,10 +145,11 @@ class Playouts:
 
     ``run(states, first_actions, seat_rows)``: game ``i`` of the batch starts from ``states[src[i]]``,
     plays ``first_actions[i]`` (or nothing when it is -1), then the playout policy acts for every seat
-    until the hand in progress is over (its ``hand_no`` changes, or the episode ends). Returns the rewards
-    of every seat summed over each game's playout (float64 ``(batch, num_players)``).
+    until the hand in progress is over (its ``hand_no``, the game's ``worlds.vector_hand_no``, changes, or the
+    episode ends). Returns the rewards of every seat summed over each game's playout (float64
+    ``(batch, num_players)``).
 
-    The playout policy: ``"heuristic"`` (the game's numba heuristic, ``agents/batched``: deterministic),
+    The playout policy: ``"heuristic"`` (the game's numba heuristic, ``GameSpec.batched_heuristic``: deterministic),
     ``"random"`` (uniform over the legal moves, from ``rng``) or a trained agent's spec, ``"pretrained:GAME"``
     or ``"ppo:PATH"`` (``NetworkRows``: its most probable legal move, batched; deterministic; needs torch).
     """
@@ -239,10 +166,14 @@ class Playouts:
         self.flags = dict(flags)
         self.policy = policy
         if policy in ("heuristic", "random"):
-            module, _, name = _BATCHED[game].partition(":")
-            self._heuristic = getattr(importlib.import_module(module), name)(game, flags=self.flags)
+            batched = game_spec(game).player_class("batched_heuristic")
+            if batched is None:
+                raise ConfigError(f"the playouts of {game} need a batched heuristic (GameSpec.batched_heuristic), "
+                                  "which it does not have")
+            self._heuristic = batched(game, flags=self.flags)
         else:
             self._heuristic = NetworkRows(policy, game, self.flags)
+        self._hand_no = _require_worlds(game).vector_hand_no
         self._vecs: dict[int, Any] = {}
         self._observer: Any = None
         self.games_played = 0
@@ -300,7 +231,7 @@ class Playouts:
         if seat is not None and (vec.current_player != seat).any():
             raise RuntimeError(f"{self.game}: a world has seat {int(vec.current_player[vec.current_player != seat][0])} "
                                f"to act, not the searching seat {seat}")
-        start = vector_hand_no(self.game, vec).copy()
+        start = self._hand_no(vec).copy()
         total = np.zeros((size, vec.num_players), dtype=np.float64)
         done = np.zeros(size, dtype=bool)
         actions = np.asarray(first_actions, dtype=np.int64)
@@ -309,7 +240,7 @@ class Playouts:
         for _ in range(self.MAX_STEPS):
             _, _, rewards, terminated, truncated, _ = vec.step(actions)
             total[~done] += rewards[~done]
-            done |= terminated | truncated | (vector_hand_no(self.game, vec) != start)
+            done |= terminated | truncated | (self._hand_no(vec) != start)
             if done.all():
                 break
             actions = self.act(vec, rng)
@@ -370,40 +301,21 @@ def replicate(vec: Any, src: np.ndarray, dst: np.ndarray) -> None:
 # -- exact endgames ---------------------------------------------------------------------------------
 
 
-def in_trick_play(game: str, state: Any) -> bool:
-    """Is the hand in its trick play (no auction, call or exchange left)?"""
-    if game == "briscola5":
-        return state.phase == 3  # TRICK_PLAY
-    if game == "picchetto":
-        return state.phase in (2, 3)  # TRICK_LEAD, TRICK_FOLLOW
-    return True
-
-
-def same_side(game: str, state: Any, actor: int, seat: int) -> bool:
-    """Does ``actor`` play for ``seat`` in an exact endgame search? Briscola: the two teams of the world
-    (caller and partner against the defenders); Picchetto: the seat alone (two-player zero-sum: alpha-beta);
-    Pigugnìn: the seat alone against all the others (paranoid)."""
-    if actor == seat:
-        return True
-    if game == "briscola5":
-        team = (state.caller, state.partner)
-        return (actor in team) == (seat in team)
-    return False
-
-
-def solve(game: str, rules: Any, state: Any, seat: int, start: int, alpha: float = -math.inf,
-          beta: float = math.inf, rng: np.random.Generator | None = None) -> float:
+def solve(rules: Any, state: Any, seat: int, start: int, alpha: float = -math.inf, beta: float = math.inf,
+          rng: np.random.Generator | None = None) -> float:
     """The seat's rewards from ``state`` to the end of the hand under best play, every card known: the seat's
-    side maximizes, the other side minimizes (``same_side``), alpha-beta pruned. ``start``: the hand number."""
+    side maximizes, the other side minimizes, alpha-beta pruned. The sides are the engine's ``same_side``
+    (Briscola: caller and partner against the defenders; a seat alone otherwise: in Pigugnìn the seat against
+    all the others, paranoid). ``start``: the hand number."""
     if rules.is_over(state) or state.hand_no != start:
         return 0.0
-    maximize = same_side(game, state, rules.current_player(state), seat)
+    maximize = rules.same_side(state, seat, rules.current_player(state))
     best = -math.inf if maximize else math.inf
     for a in rules.legal_actions(state):
-        child = clone(game, state, rng)
+        child = clone(state, rng)
         r = rules.apply(child, a)
         got = 0.0 if r is None else float(r[seat])
-        v = got + solve(game, rules, child, seat, start, alpha - got, beta - got, rng)
+        v = got + solve(rules, child, seat, start, alpha - got, beta - got, rng)
         if maximize:
             best = max(best, v)
             alpha = max(alpha, v)

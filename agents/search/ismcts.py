@@ -7,13 +7,14 @@ cards, so every sampled world descends the same tree. Each iteration:
 1. takes a determinization (a world sampled from the seat's information state, ``envs/<game>/worlds.py``;
    ``worlds`` of them are drawn per decision and used in turn) and clones it;
 2. descends from the root on the Python engine: among the candidate moves legal *in this world*
-   (Briscola's auction and call pruned as in ``agents.search.common.candidates``), an untried one is
+   (the engine's ``search_candidates``: Briscola's auction and call pruned), an untried one is
    expanded (at a new node the playout policy's own move, then the others in an order drawn by the seeded
    generator: with few iterations the first child of every node is the move the playouts assume), else the child with the best UCB score
    ``mean_j + c * range * sqrt(ln(avail_j) / n_j)`` for the seat to move ``j``'s own reward, where
    ``avail_j`` counts the iterations in which that move was available (the availability counts of
    SO-ISMCTS), ``range`` is the spread of payoffs seen so far and ``c`` = ``exploration``;
-   a move the searching seat cannot see (Picchetto's opponent discards) ends the descent;
+   a move the searching seat cannot see (the engine's ``hidden_move_name``: Picchetto's opponent discards)
+   ends the descent;
 3. plays out from the new node to the end of the hand in progress with the numba heuristic at every
    seat (``agents.search.common.Playouts``; ``batch`` leaves are played out together on one batched
    engine, their visits counted at selection as a virtual loss so that the batch spreads);
@@ -24,7 +25,7 @@ It plays the root move with the most visits (ties: the higher mean, then the see
 
 | keyword | default | meaning |
 |---|---|---|
-| ``iterations`` | per game: 128 (Briscola), 160 (Pigugnìn), 192 (Picchetto) | iterations per decision |
+| ``iterations`` | the game's ``GameSpec.search.ismcts_iterations``: 128 (Briscola), 160 (Pigugnìn), 192 (Picchetto) | iterations per decision |
 | ``worlds`` | ``min(iterations, 64)`` | worlds sampled per decision (iteration ``i`` uses world ``i mod worlds``) |
 | ``batch`` | 32 | leaves played out together |
 | ``exploration`` | 0.25 | the UCB constant ``c`` (payoffs scaled by their spread; lower than the textbook 0.7 for the small default budget) |
@@ -48,23 +49,12 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from agents.search.common import (
-    Playouts,
-    SampledWorlds,
-    candidates,
-    clone,
-    engine,
-    hidden_move,
-    require_numba,
-    resolve_flags,
-)
+from agents.search.common import Playouts, SampledWorlds, clone, engine, require_numba, resolve_flags
 from agents.search.pimc import _positive_int
 from envs.core.errors import ConfigError
+from envs.registry import game_spec
 
-__all__ = ["ISMCTSAgent", "DEFAULT_ITERATIONS"]
-
-#: iterations per decision of the default budget, per game (each under 100 ms per decision)
-DEFAULT_ITERATIONS = {"briscola5": 128, "pigugnin": 160, "picchetto": 192}
+__all__ = ["ISMCTSAgent"]
 
 
 class _Node:
@@ -91,7 +81,8 @@ class ISMCTSAgent(BaseAgent):
         require_numba("ISMCTSAgent")
         super().__init__(game, seed=seed)
         self.flags = resolve_flags(game, flags)
-        self.iterations = _positive_int("iterations", DEFAULT_ITERATIONS[game] if iterations is None else iterations)
+        default = game_spec(game).search.ismcts_iterations
+        self.iterations = _positive_int("iterations", default if iterations is None else iterations)
         self.worlds = _positive_int("worlds", min(self.iterations, 64) if worlds is None else worlds)
         self.batch = _positive_int("batch", batch)
         if isinstance(exploration, bool) or not isinstance(exploration, (int, float)) or not exploration >= 0:
@@ -145,12 +136,13 @@ class ISMCTSAgent(BaseAgent):
 
     # -- one batch of iterations ---------------------------------------------------------------
     def _iterate(self, root: _Node, worlds: list) -> None:
-        game, rules, rng = self.game, self.rules, self.rng
+        rules, rng = self.rules, self.rng
+        hidden, search_candidates = rules.hidden_move_name, rules.search_candidates
         observer = self.determinizer.seat
         n = self.num_players
         leaves = []  # (state or None, rewards so far, path)
         for world in worlds:
-            state = clone(game, world, rng)  # a new deal in the descent never draws from the real game's generator
+            state = clone(world, rng)  # a new deal in the descent never draws from the real game's generator
             start = state.hand_no
             acc = [0.0] * n
             node = root
@@ -161,9 +153,9 @@ class ISMCTSAgent(BaseAgent):
                     break
                 actor = rules.current_player(state)
                 legal = rules.legal_actions(state)
-                if actor != observer and hidden_move(game, actor, legal[0], observer):
+                if actor != observer and hidden(legal[0]) is not None:  # the seat cannot see this move
                     break
-                cands = candidates(game, state, legal)
+                cands = search_candidates(state, legal)
                 children = node.children
                 untried = []
                 for a in cands:

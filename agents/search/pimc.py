@@ -6,8 +6,8 @@ At every decision the player:
    ``reset()`` starts a new episode);
 2. samples ``worlds`` complete engine states consistent with everything the seat knows
    (``sample_worlds``);
-3. values every candidate move (every legal move; Briscola's auction and call are pruned, see
-   ``agents.search.common``) in every world by ``playouts`` playouts to the end of the hand in
+3. values every candidate move (the engine's ``search_candidates``: every legal move; Briscola's auction
+   and call are pruned) in every world by ``playouts`` playouts to the end of the hand in
    progress, all at once on the game's batched engine: one ``VectorEnv`` of worlds x moves x
    playouts games, each world loaded once (``VectorEnv.load``) and copied, the playout policy acting
    for every seat until each game's hand is over (Briscola and Pigugnìn: the numba heuristic,
@@ -20,11 +20,11 @@ At every decision the player:
 
 | keyword | default | meaning |
 |---|---|---|
-| ``worlds`` | per game: 32 (Briscola), 40 (Pigugnìn), 64 (Picchetto) | worlds sampled per decision |
+| ``worlds`` | the game's ``GameSpec.search.pimc_worlds``: 32 (Briscola), 40 (Pigugnìn), 64 (Picchetto) | worlds sampled per decision |
 | ``playouts`` | 1 | playouts per world and move (the heuristic and network playouts are deterministic: more only help ``playout="random"``) |
-| ``playout`` | ``"pretrained:picchetto"`` in Picchetto, else ``"heuristic"`` | the policy of every seat in the playouts: ``"heuristic"`` (numba heuristic), ``"random"``, or a trained agent, ``"pretrained:GAME"`` or ``"ppo:PATH"`` (its most probable legal move; needs torch, ``pip install 'mazzo[train]'``) |
-| ``endgame`` | 3 in Picchetto, else 0 (off) | in trick play, once the seat holds at most this many cards (0-12), every world is solved exactly instead of played out: alpha-beta over every continuation with every card of the world known (Briscola: caller and partner against the defenders; Picchetto: the two players; Pigugnìn: the seat against all the others, paranoid). Picchetto: ``agents.search.picchetto_endgame`` (numba; 5-6 cards still take well under a millisecond per world); the other games in Python, where 2-3 cards is the practical range |
-| ``infer`` | 0 (off) | Picchetto only: the temperature of an opponent model for the worlds once the opponent has exchanged: ``oversample`` x ``worlds`` worlds drawn, then ``worlds`` of them redrawn by the likelihood of the opponent's discards in each (``discard_likelihood``); 3.5 fits the pretrained agent's discards |
+| ``playout`` | ``GameSpec.search.pimc_playout``: ``"pretrained:picchetto"`` in Picchetto, else ``"heuristic"`` | the policy of every seat in the playouts: ``"heuristic"`` (numba heuristic), ``"random"``, or a trained agent, ``"pretrained:GAME"`` or ``"ppo:PATH"`` (its most probable legal move; needs torch, ``pip install 'mazzo[train]'``) |
+| ``endgame`` | ``GameSpec.search.pimc_endgame``: 3 in Picchetto, else 0 (off) | in trick play, once the seat holds at most this many cards (0-12), every world is solved exactly instead of played out: alpha-beta over every continuation with every card of the world known (Briscola: caller and partner against the defenders; Picchetto: the two players; Pigugnìn: the seat against all the others, paranoid). Picchetto: its ``GameSpec.search.endgame_solver``, ``agents.search.picchetto_endgame`` (numba; 5-6 cards still take well under a millisecond per world); the other games in Python (``agents.search.common.solve``), where 2-3 cards is the practical range |
+| ``infer`` | 0 (off) | only in a game with an opponent model (``GameSpec.search.opponent_model``: Picchetto's, ``agents.search.picchetto_discards``): its temperature, for the worlds once the opponent has exchanged: ``oversample`` x ``worlds`` worlds drawn, then ``worlds`` of them redrawn by the likelihood of the opponent's discards in each (``discard_likelihood``); 3.5 fits the pretrained agent's discards |
 | ``oversample`` | 4 | with ``infer``: worlds drawn per world kept |
 | ``seconds`` | None | a wall-clock budget instead: batches of ``worlds`` worlds until the time is spent (at least one); not reproducible |
 | ``determinizer`` | None | an object with ``seat``, ``reset``, ``observe``, ``sample(n, rng)``; default ``SampledWorlds`` (the game's ``worlds.py``); ``PerfectInformation(env, agent)`` cheats (tests, upper bounds) |
@@ -50,7 +50,7 @@ With the default (world-counted) budget the player is deterministic for a given 
 
 from __future__ import annotations
 
-import math
+import importlib
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -58,50 +58,11 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from agents.search.common import (
-    Playouts,
-    SampledWorlds,
-    candidates,
-    clone,
-    engine,
-    in_trick_play,
-    require_numba,
-    resolve_flags,
-    solve,
-)
+from agents.search.common import Playouts, SampledWorlds, clone, engine, require_numba, resolve_flags, solve
 from envs.core.errors import ConfigError
+from envs.registry import GAMES, game_spec
 
-__all__ = ["PIMCAgent", "DEFAULT_WORLDS", "DEFAULT_PLAYOUT", "DEFAULT_ENDGAME", "discard_likelihood"]
-
-#: worlds per decision of the default budget, per game (each under 100 ms per decision, see the docstring)
-DEFAULT_WORLDS = {"briscola5": 32, "pigugnin": 40, "picchetto": 64}
-#: the playout policy of the default, per game (Picchetto: the shipped network, see the module docstring)
-DEFAULT_PLAYOUT = {"briscola5": "heuristic", "pigugnin": "heuristic", "picchetto": "pretrained:picchetto"}
-#: the default ``endgame`` per game: Picchetto's 2-player endgames are cheap to solve exactly
-DEFAULT_ENDGAME = {"briscola5": 0, "pigugnin": 0, "picchetto": 3}
-
-
-def discard_likelihood(dealt: int, discards: int, temperature: float) -> float:
-    """The log-probability that a Picchetto player dealt ``dealt`` discards exactly ``discards`` (card sets),
-    given how many it discards: each card is discarded with odds ``exp(-keep value / temperature)``
-    (``agents.picchetto_heuristic.keep_values`` of the dealt hand), conditioned on the count (the odds of the set
-    over the sum of the odds of every set of that size: the elementary symmetric polynomial).
-
-    A temperature of 3.5 predicts the pretrained agent's discards far better than uniform: mean
-    log-likelihood -3.6 (elder, 5 discards) and -2.7 (dealer, 3) against -6.7 and -5.4 for uniform
-    discards, over 150 of its self-play hands (temperatures 3 and 4 within 0.1 of each)."""
-    from agents.picchetto_heuristic import keep_values
-
-    hand = [c for c in range(32) if dealt >> c & 1]
-    values = keep_values(hand)
-    low = min(values.values())
-    odds = {c: math.exp((low - v) / temperature) for c, v in values.items()}
-    k = bin(discards).count("1")
-    e = [1.0] + [0.0] * k
-    for o in odds.values():
-        for j in range(k, 0, -1):
-            e[j] += e[j - 1] * o
-    return sum(math.log(odds[c]) for c in hand if discards >> c & 1) - math.log(e[k])
+__all__ = ["PIMCAgent"]
 
 
 def _positive_int(name: str, value: Any) -> int:
@@ -122,30 +83,37 @@ class PIMCAgent(BaseAgent):
         require_numba("PIMCAgent")
         super().__init__(game, seed=seed)
         self.flags = resolve_flags(game, flags)
-        self.worlds = _positive_int("worlds", DEFAULT_WORLDS[game] if worlds is None else worlds)
+        defaults = game_spec(game).search
+        self.worlds = _positive_int("worlds", defaults.pimc_worlds if worlds is None else worlds)
         self.playouts = _positive_int("playouts", playouts)
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
                                     or not seconds > 0):
             raise ConfigError(f"invalid value {seconds!r} for 'seconds'; allowed: a number > 0 (or None)")
         self.seconds = None if seconds is None else float(seconds)
-        playout = DEFAULT_PLAYOUT[game] if playout is None else playout
+        playout = defaults.pimc_playout if playout is None else playout
         self.engine = Playouts(game, self.flags, playout)
         self.playout = playout
-        endgame = DEFAULT_ENDGAME[game] if endgame is None else endgame
+        endgame = defaults.pimc_endgame if endgame is None else endgame
         if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= 12:
             raise ConfigError(f"invalid value {endgame!r} for 'endgame'; allowed: an int 0..12 (0: off)")
         self.endgame = int(endgame)
-        if self.endgame and game == "picchetto":
-            from agents.search import picchetto_endgame
-
-            picchetto_endgame.warm_up()
+        #: the game's fast exact endgame solver (``GameSpec.search.endgame_solver``), if any
+        self.endgame_solver = None
+        if self.endgame and defaults.endgame_solver:
+            self.endgame_solver = importlib.import_module(defaults.endgame_solver)
+            self.endgame_solver.warm_up()
+        with_model = [name for name, spec in GAMES.items() if spec.search.opponent_model]
         if isinstance(infer, bool) or not isinstance(infer, (int, float, np.integer, np.floating)) or infer < 0 \
-                or (infer and game != "picchetto"):
+                or (infer and not defaults.opponent_model):
             raise ConfigError(f"invalid value {infer!r} for 'infer'; allowed: a number >= 0 (0: off), "
-                              "and only in picchetto")
+                              f"and only in a game with an opponent model ({', '.join(with_model)})")
         self.infer = float(infer)
         self.oversample = _positive_int("oversample", oversample)
-        self._likelihoods: dict[tuple[int, int], float] = {}
+        #: the opponent model of ``infer`` (``GameSpec.search.opponent_model``), None when off
+        self.model = None
+        if self.infer:
+            module, _, name = defaults.opponent_model.partition(":")
+            self.model = getattr(importlib.import_module(module), name)(self.infer)
         self.rules = engine(game, self.flags)
         self.solved = 0
         self.determinizer = determinizer if determinizer is not None else SampledWorlds(game, self.flags)
@@ -156,7 +124,8 @@ class PIMCAgent(BaseAgent):
 
     def reset(self) -> None:
         self.determinizer.reset()
-        self._likelihoods.clear()
+        if self.model is not None:
+            self.model.reset()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         self.determinizer.observe(observation)
@@ -174,7 +143,7 @@ class PIMCAgent(BaseAgent):
         while True:
             worlds, weights = self.sample()
             if sums is None:
-                cands = candidates(self.game, worlds[0], legal.tolist())
+                cands = self.rules.search_candidates(worlds[0], legal.tolist())
                 sums = np.zeros(len(cands))
             values = self.evaluate(worlds, cands)  # (worlds, candidates)
             sums += weights @ values
@@ -189,26 +158,23 @@ class PIMCAgent(BaseAgent):
     def sample(self) -> tuple[list, np.ndarray]:
         """This decision's worlds and how many times each counts (``worlds`` draws in all).
 
-        With ``infer`` (Picchetto), once the opponent has exchanged: ``oversample`` x ``worlds`` worlds are
-        sampled (uniform over those consistent with the seat's information), weighted by how likely the
-        opponent was to discard its discards of that world from its dealt hand of that world
-        (``discard_likelihood``), and ``worlds`` of them drawn by weight; each distinct world is searched once and
-        counted as often as it was drawn (the playouts and endgames are deterministic)."""
+        With ``infer``, once the opponent model has evidence (Picchetto: the opponent has exchanged):
+        ``oversample`` x ``worlds`` worlds are sampled (uniform over those consistent with the seat's
+        information), weighted by the model (Picchetto: how likely the opponent was to discard its discards of
+        that world from its dealt hand of that world, ``agents.search.picchetto_discards``), and ``worlds`` of
+        them drawn by weight; each distinct world is searched once and counted as often as it was drawn (the
+        playouts and endgames are deterministic)."""
         n = self.worlds
         worlds = self.determinizer.sample(n, self.rng)
-        op = 1 - self.determinizer.seat
-        if not self.infer or not isinstance(self.determinizer, SampledWorlds) or not worlds[0].discards[op]:
+        seat = self.determinizer.seat
+        model = self.model
+        if model is None or not isinstance(self.determinizer, SampledWorlds) or not model.informed(worlds[0], seat):
             return worlds, np.ones(len(worlds))
         if self.oversample > 1:
             worlds = worlds + self.determinizer.sample(n * (self.oversample - 1), self.rng)
-        cache = self._likelihoods
         logw = np.empty(len(worlds))
         for i, w in enumerate(worlds):
-            key = (w.dealt[op], w.discards[op])
-            value = cache.get(key)
-            if value is None:
-                value = cache[key] = discard_likelihood(w.dealt[op], w.discards[op], self.infer)
-            logw[i] = value
+            logw[i] = model.log_weight(w, seat)
         p = np.exp(logw - logw.max())
         draws = self.rng.choice(len(worlds), size=n, p=p / p.sum())
         index, counts = np.unique(draws, return_counts=True)
@@ -226,24 +192,22 @@ class PIMCAgent(BaseAgent):
         return totals[:, seat].reshape(w, a, p).mean(axis=2)
 
     def _small(self, state: Any, seat: int) -> bool:
-        return in_trick_play(self.game, state) and bin(state.hands[seat]).count("1") <= self.endgame
+        return self.rules.in_trick_play(state) and bin(state.hands[seat]).count("1") <= self.endgame
 
     def _solve(self, worlds: list, cands: list[int], seat: int) -> np.ndarray:
-        """Exact values of each candidate in each world (Picchetto: ``agents.search.picchetto_endgame`` when it
-        covers the state, else ``agents.search.common.solve``)."""
+        """Exact values of each candidate in each world (the game's ``endgame_solver`` when it covers the state,
+        else ``agents.search.common.solve``)."""
         self.solved += 1
-        if self.game == "picchetto":
-            from agents.search import picchetto_endgame
-
-            if picchetto_endgame.supported(self.rules, worlds[0]):
-                return picchetto_endgame.candidate_values(self.rules, worlds, seat, cands)
+        fast = self.endgame_solver
+        if fast is not None and fast.supported(self.rules, worlds[0]):
+            return fast.candidate_values(self.rules, worlds, seat, cands)
         out = np.zeros((len(worlds), len(cands)))
         for i, world in enumerate(worlds):
             for j, a in enumerate(cands):
-                child = clone(self.game, world, self.rng)
+                child = clone(world, self.rng)
                 r = self.rules.apply(child, a)
                 got = 0.0 if r is None else float(r[seat])
-                out[i, j] = got + solve(self.game, self.rules, child, seat, world.hand_no, rng=self.rng)
+                out[i, j] = got + solve(self.rules, child, seat, world.hand_no, rng=self.rng)
         return out
 
     def __repr__(self) -> str:

@@ -109,7 +109,8 @@ Decisions beyond the spec (see `docs/rules/briscola5.md`, Appendix B):
 
 ## Version History
 
-* v0: initial release.
+* v0 (Mazzo 0.1.0): the rules of `docs/rules/briscola5.md` with every variant of its appendix as a
+  flag; 143 actions, observations of 1169 floats, result records of `result_version` 2.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ from typing import Any
 from envs.briscola5.game import FLAGS, Briscola5Game
 from envs.briscola5.observation import LAYOUT, Briscola5Observer
 from envs.core.aec import CardGameEnv
-from envs.core.docs import fill_tables
+from envs.core.docs import fill_tables, share_doc
 from envs.core.flags import flags_table
 from envs.core.wrappers import OrderEnforcingWrapper
 
@@ -128,13 +129,16 @@ __doc__ = fill_tables(__doc__, flags_table=flags_table(FLAGS), observation_table
 
 
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming)
-    """Briscola in cinque without wrappers (raises on illegal actions itself)."""
+    """Briscola in cinque without wrappers (raises on illegal actions itself): `raw_env(render_mode=None, **flags)`."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "briscola5_v0", "is_parallelizable": False, "render_fps": 2}
     game_class = Briscola5Game
     observer_class = Briscola5Observer
 
 
-def env(**kwargs: Any) -> OrderEnforcingWrapper:
-    """Briscola in cinque with the PettingZoo order-enforcing wrapper; `kwargs` are flags."""
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+def env(render_mode: str | None = None, **flags: Any) -> OrderEnforcingWrapper:
+    """Briscola in cinque: `raw_env(render_mode, **flags)` in PettingZoo's order-enforcing wrapper."""
+    return OrderEnforcingWrapper(raw_env(render_mode=render_mode, **flags))
+
+
+share_doc(__doc__, env, raw_env)

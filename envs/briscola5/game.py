@@ -44,6 +44,12 @@ BID_MIN, BID_MAX = 61, 120
 BID_IDS = range(BID, BID + BID_MAX - BID_MIN + 1)
 
 
+#: bid raises over the lowest legal bid that a search player considers (`search_candidates`)
+BID_STEPS = (0, 2, 5, 10, 15, 20)
+#: bids a search player considers whenever legal: where the stake doubles (71) and triples (81)
+BID_LEVELS = (71, 81)
+
+
 def bid_value(action: int) -> int:
     """The value `v` of the action id `BID(v)`."""
     return BID_MIN + action - BID
@@ -437,6 +443,51 @@ class Briscola5Game(CardGame):
         if hand_no != s.hand_no:
             raise ValueError(f"{self.name}: only the deal of the hand in progress ({s.hand_no}) is known; asked {hand_no}")
         return {"dealer": s.dealer, "hands": list(s.dealt)}  # card sets; the records print them as codes
+
+    # -- facts for the search players (``envs.core.game``) -------------------------------------
+    def in_trick_play(self, s: Briscola5State) -> bool:
+        return s.phase == TRICK_PLAY
+
+    def same_side(self, s: Briscola5State, seat: int, other: int) -> bool:
+        """The caller and the partner (the same seat in a solo) against the defenders, once the call is made."""
+        if seat == other:
+            return True
+        if s.caller < 0:
+            return False
+        team = (s.caller, s.partner)
+        return (seat in team) == (other in team)
+
+    def search_candidates(self, s: Briscola5State, legal: list[int]) -> list[int]:
+        """The auction's and the call's moves a search player considers (every move of the other phases):
+
+        | phase | candidates |
+        |---|---|
+        | auction (up to 61 legal ids) | `PASS`, the bids `lo + d` for `d` in `BID_STEPS` = 0, 2, 5, 10, 15, 20 (`lo` = the lowest legal bid) and the bids `BID_LEVELS` = 71 and 81 (where the stake doubles and triples), those that are legal |
+        | call (40 legal ids) | per suit, the strongest card the caller does not hold (a partner call) and the strongest it holds (a solo, when calling one's own card is allowed) |
+        """
+        if len(legal) <= 10:
+            return legal
+        if legal[-1] < PASS and legal[0] >= CALL:  # the call
+            hand = s.hands[s.caller]
+            keep = set()
+            for suit in range(4):
+                cards = range(10 * suit, 10 * suit + 10)
+                out = [c for c in cards if not hand >> c & 1 and (CALL + c) in legal]
+                own = [c for c in cards if hand >> c & 1 and (CALL + c) in legal]
+                if out:
+                    keep.add(CALL + max(out, key=lambda c: STRENGTH[c]))
+                if own:
+                    keep.add(CALL + max(own, key=lambda c: STRENGTH[c]))
+            return sorted(keep)
+        if PASS in legal:  # the auction
+            bids = [a for a in legal if a >= BID]
+            keep = {PASS}
+            if bids:
+                lo = bids[0]
+                keep.update(lo + d for d in BID_STEPS if lo + d in bids)
+                keep.update(BID + v - BID_MIN for v in BID_LEVELS if BID + v - BID_MIN in bids)
+            return sorted(keep)
+        return legal
 
     def render(self, s: Briscola5State, seat: int) -> str:
         lines = [f"Briscola in cinque: hand {s.hand_no} of {self._num_hands}, dealer player_{s.dealer}, phase "

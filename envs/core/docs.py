@@ -11,7 +11,7 @@ table (``LAYOUT.table()``, ``flags_table(FLAGS)``)::
 
 from __future__ import annotations
 
-__all__ = ["fill_tables"]
+__all__ = ["fill_tables", "share_doc"]
 
 
 def fill_tables(doc: str | None, **tables: str) -> str | None:
@@ -28,3 +28,13 @@ def fill_tables(doc: str | None, **tables: str) -> str | None:
             raise ValueError(f"the docstring has no {marker} placeholder")
         doc = doc.replace(marker, table)
     return doc
+
+
+def share_doc(doc: str | None, *objects: object) -> None:
+    """Append the env module's docstring ``doc`` to each object's own (the ``env()`` factory and
+    ``raw_env``), so that ``help(briscola5_v0.env)`` shows the env's documentation, as the README
+    promises, and not one line."""
+    if doc is None:
+        return
+    for obj in objects:
+        obj.__doc__ = f"{(obj.__doc__ or '').rstrip()}\n{doc}"

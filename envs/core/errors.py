@@ -1,7 +1,18 @@
-"""Exceptions raised by every Mazzo environment.
+"""Exceptions raised by every Mazzo environment (importable from ``envs``: ``from envs import ConfigError``).
 
 All of them derive from ``ValueError`` so callers that only know the standard library can
 still catch them; each message names what was wrong and what is allowed.
+
+| error | raised for |
+|---|---|
+| ``MazzoError`` | the base class of all of them |
+| ``ConfigError`` | an unknown game, agent spec or flag value; a bad config (``agents.checkpoint.CheckpointError``, a checkpoint that is not one or does not fit, is a ``ConfigError`` too) |
+| ``UnknownFlagError`` | a keyword that is not a flag of the game (also a ``TypeError``) |
+| ``DealError`` | a malformed explicit deal in ``reset(options=...)`` |
+| ``IllegalActionError`` | an action that is out of range or not legal now (the state is unchanged) |
+| ``CardCodeError`` | a card code or id that names no card of the deck |
+| ``ResetNeededError`` | ``step``/``last``/``observe`` with no episode in progress (also a ``RuntimeError``) |
+| ``RecordError`` | a game record that is malformed or that the env does not reproduce (``envs.records``) |
 """
 
 
@@ -43,3 +54,7 @@ class ResetNeededError(MazzoError, RuntimeError):
     Also a ``RuntimeError`` (a call in the wrong state, not a bad value); the wording follows
     PettingZoo's order-enforcing wrapper ("reset() needs to be called before step").
     """
+
+
+class RecordError(MazzoError):
+    """A record that is malformed, or that the env does not reproduce (the message says where)."""

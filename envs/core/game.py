@@ -20,6 +20,18 @@ Engine calls, in the order the environment makes them:
 | ``hand_deal(state, hand_no)``        | dict                   | the deal of a hand, for records: ``{"dealer", "hands"}`` (+ ``"talon"``) |
 | ``move_name(action)``                | str                    | the readable name in records: ``bid 75``, ``call 3D``, ``play JS``, ``pass`` |
 
+Facts that code outside the game asks the engine (the search players, records, viewers), so
+that it never asks which game it is playing; each has a default that fits a game of plain
+trick play with every move public and every seat on its own:
+
+| hook                                 | returns                | default / who overrides it                             |
+|--------------------------------------|------------------------|--------------------------------------------------------|
+| ``hidden_move_name(action)``         | ``None`` or str        | what the other seats see instead of the move (``None``: they see it). Picchetto: a discard is ``"discard"``, the card hidden |
+| ``public_hand_result(result, seat)`` | dict                   | the part of a finished hand's record ``seat`` may know (default: all). Picchetto: a declaration the dealer did not have to show |
+| ``in_trick_play(state)``             | bool                   | only tricks are left in this hand (default True). Briscola: after the auction and the call; Picchetto: after the exchanges |
+| ``same_side(state, seat, other)``    | bool                   | ``seat`` and ``other`` play for one side now (default: each seat alone). Briscola: the caller and the partner, against the defenders |
+| ``search_candidates(state, legal)``  | list of ids            | the legal moves a search player considers (default: all). Briscola prunes its 61 bids and 40 calls |
+
 Every state has ``hand_no``: the number of the hand in progress (1 for the first hand of the
 episode; the last hand's once the episode is over). A record (``envs.records``) re-runs the
 engine over an episode's actions, reads it after every step and asks ``hand_deal`` for each
@@ -113,6 +125,32 @@ class CardGame:
 
     def render(self, state: Any, seat: int) -> str:
         raise NotImplementedError
+
+    # -- facts for code outside the game (see the module docstring) --------------------------
+    def hidden_move_name(self, action: int) -> str | None:
+        """What the other seats learn of ``action``: ``None`` when they see which move it was,
+        else the name they see instead (the id hidden too). Like ``move_name`` it does not
+        depend on the flags. Records, viewers and the search players' information sets ask it."""
+        return None
+
+    def public_hand_result(self, result: dict[str, Any], seat: int) -> dict[str, Any]:
+        """The part of a finished hand's record that ``seat`` may know. ``result`` is a plain-JSON
+        copy of the hand's record (``info["result"]["hands"][i]`` without the deal, ``"dealer"``
+        included), the hook's to change and return."""
+        return result
+
+    def in_trick_play(self, state: Any) -> bool:
+        """Is the hand in its trick play, with no auction, call or exchange left?"""
+        return True
+
+    def same_side(self, state: Any, seat: int, other: int) -> bool:
+        """Do ``seat`` and ``other`` play for the same side in ``state`` (a team)? Each seat alone by default."""
+        return seat == other
+
+    def search_candidates(self, state: Any, legal: list[int]) -> list[int]:
+        """The legal moves (sorted ids) a search player considers in ``state``: all of them by default;
+        a game whose move lists are long prunes them here."""
+        return legal
 
     def legal_actions(self, state: Any) -> list[int]:
         """Legal action ids as a sorted list (convenience; the env uses the bitmask)."""

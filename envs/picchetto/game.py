@@ -754,6 +754,23 @@ class PicchettoGame(CardGame):
             return f"DISCARD {DECK.codes[action - DISCARD]}"
         return "END_EXCHANGE"
 
+    # -- facts for code outside the game (``envs.core.game``) ----------------------------------
+    def hidden_move_name(self, action: int) -> str | None:
+        """A discard is face down: the other seat sees that a card was discarded, not which."""
+        return "discard" if DISCARD <= action < END_EXCHANGE else None
+
+    def public_hand_result(self, result: dict[str, Any], seat: int) -> dict[str, Any]:
+        """The dealer's holding in a declaration is shown only when it wins or ties: answered "va bene"
+        (the elder's is better) only the elder's is revealed, so every seat but the dealer loses it."""
+        if seat != result.get("dealer"):
+            for d in (result.get("declarations") or {}).values():
+                if d.get("answer") == "va bene":
+                    d["dealer"] = None
+        return result
+
+    def in_trick_play(self, s: PicchettoState) -> bool:
+        return s.phase == TRICK_LEAD or s.phase == TRICK_FOLLOW
+
     def hand_deal(self, s: PicchettoState, hand_no: int) -> dict[str, Any]:
         """The deal of any hand of the episode (a Bianco that wins a game at the deal can start
         and end a hand inside one step, so a record may ask for an earlier one)."""

@@ -134,7 +134,9 @@ open, decided here:
 
 ## Version History
 
-* v0: initial release.
+* v0 (Mazzo 0.1.0): the rules of `docs/rules/pigugnin.md` with every variant of its appendix as a
+  flag; 4 or 5 players, 40 actions, observations of 546 floats (672 with 5 players), result
+  records of `result_version` 2.
 """
 
 from __future__ import annotations
@@ -142,27 +144,27 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.aec import CardGameEnv
-from envs.core.docs import fill_tables
+from envs.core.docs import fill_tables, share_doc
 from envs.core.flags import flags_table
 from envs.core.wrappers import OrderEnforcingWrapper
 from envs.pigugnin.game import FLAGS, PigugninGame
 from envs.pigugnin.observation import LAYOUTS, PigugninObserver
 
-__all__ = ["raw_env", "env"]
+__all__ = ["env", "raw_env"]
 __doc__ = fill_tables(__doc__, flags_table=flags_table(FLAGS), observation_table=LAYOUTS[4].table())
 
 
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming)
-    """The Pigugnìn AEC environment without the order-enforcing wrapper."""
+    """Pigugnìn without wrappers (raises on illegal actions itself): `raw_env(render_mode=None, **flags)`."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "pigugnin_v0", "is_parallelizable": False, "render_fps": 2}
     game_class = PigugninGame
     observer_class = PigugninObserver
 
-    def __init__(self, render_mode: str | None = None, **flags: Any):
-        super().__init__(render_mode=render_mode, **flags)
-
 
 def env(render_mode: str | None = None, **flags: Any) -> OrderEnforcingWrapper:
-    """`raw_env(**flags)` in PettingZoo's order-enforcing wrapper (see the module docstring)."""
+    """Pigugnìn: `raw_env(render_mode, **flags)` in PettingZoo's order-enforcing wrapper."""
     return OrderEnforcingWrapper(raw_env(render_mode=render_mode, **flags))
+
+
+share_doc(__doc__, env, raw_env)

@@ -382,6 +382,17 @@ class PigugninState:
         self.outcome: list[str] | None = None
         self.reason: str | None = None
 
+    def copy(self) -> PigugninState:
+        """An independent copy (the generator is shared: copies are for analysis, not replays).
+
+        Every list is copied; their items are ints and tuples, or the hands as dealt (``deal``) and
+        the finished hands' records (``records``), which the engine never changes once written."""
+        other = PigugninState.__new__(PigugninState)
+        for name in PigugninState.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, value.copy() if isinstance(value, (list, dict)) else value)
+        return other
+
 
 class PigugninGame(CardGame):
     """Rules engine of Pigugnìn (40 action ids = card ids)."""

@@ -23,15 +23,7 @@ from envs.registry import make_raw_env, make_vector_env
 
 pytest.importorskip("numba")
 
-from agents.search.common import (  # noqa: E402
-    BID_STEPS,
-    PerfectInformation,
-    Playouts,
-    candidates,
-    clone,
-    engine,
-    worlds_module,
-)
+from agents.search.common import PerfectInformation, Playouts, clone, engine, worlds_module  # noqa: E402
 from agents.search.ismcts import ISMCTSAgent  # noqa: E402
 from agents.search.pimc import PIMCAgent  # noqa: E402
 
@@ -114,6 +106,39 @@ def test_same_seed_same_moves(cls, game, flags):
     assert first == again
 
 
+#: seeded episodes of the search players (seats 0 and n-1, heuristics elsewhere, deal seed 3): the sha256 of the
+#: moves and their number, as played before the games' facts moved into the engines and GameSpec (issue 19). A
+#: refactor must not change one decision; a deliberate change of a search player updates these.
+PINNED = [
+    ("briscola5", {}, PIMCAgent, {"worlds": 4}, "5e37eee63fc36cd4", 50),
+    ("briscola5", {}, ISMCTSAgent, {"iterations": 16, "batch": 8}, "032ebff3593ac00f", 52),
+    ("pigugnin", {"episode": "hand"}, PIMCAgent, {"worlds": 3, "endgame": 2}, "05640b5f9818d770", 40),
+    ("pigugnin", {"episode": "hand", "num_players": 5}, ISMCTSAgent, {"iterations": 16, "batch": 8},
+     "67b5c3f0d2d8fc3e", 40),
+    ("picchetto", {"episode": "hand"}, ISMCTSAgent, {"iterations": 16, "batch": 8}, "b4bcbb75ea8d4f98", 32),
+    ("picchetto", {"episode": "hand"}, PIMCAgent, {"worlds": 4, "playout": "heuristic"}, "90eb07c87f58c030", 33),
+    ("picchetto", {"episode": "hand"}, PIMCAgent, {"worlds": 6, "playout": "heuristic", "infer": 3.5, "oversample": 2},
+     "48279aea7841bb4d", 33),
+]
+
+
+@pytest.mark.parametrize(("game", "flags", "cls", "budget", "digest", "length"), PINNED,
+                         ids=[f"{c[0]}{c[1].get('num_players', '')}-{c[2].name}-{i}" for i, c in enumerate(PINNED)])
+def test_pinned_decisions(game, flags, cls, budget, digest, length):
+    """The same decisions as before the refactor of issue 19 (search candidates, hidden moves, trick play and
+    sides from the engine; budgets, endgame solver and opponent model from GameSpec)."""
+    import hashlib
+
+    _need_worlds(game)
+    env = make_raw_env(game, **flags)
+    n = len(env.possible_agents)
+    players = [make_agent("heuristic", game, seed=s) for s in range(n)]
+    players[0] = cls(game, seed=1, flags=flags, **budget)
+    players[n - 1] = cls(game, seed=2, flags=flags, **budget)
+    moves = _play(env, players, seed=3)
+    assert (hashlib.sha256(",".join(map(str, moves)).encode()).hexdigest()[:16], len(moves)) == (digest, length)
+
+
 def test_multi_hand_episode_is_legal():
     """A whole Pigugnìn game (several hands): the trackers follow the new deals."""
     _need_worlds("pigugnin")
@@ -148,11 +173,11 @@ def test_picchetto_defaults_and_keywords():
     """Picchetto's PIMC plays out with the pretrained network by default; one keyword brings back the heuristic,
     a larger budget or the opponent model."""
     from agents.search.common import NetworkRows
-    from agents.search.pimc import DEFAULT_WORLDS
+    from envs.registry import game_spec
 
     agent = make_agent("pimc", "picchetto", seed=0, flags={"episode": "hand"})
-    assert (agent.playout, agent.worlds, agent.endgame, agent.infer) == ("pretrained:picchetto",
-                                                                          DEFAULT_WORLDS["picchetto"], 3, 0.0)
+    assert (agent.playout, agent.worlds, agent.endgame, agent.infer) == ("pretrained:picchetto", 64, 3, 0.0)
+    assert game_spec("picchetto").search.pimc_worlds == 64 and agent.model is None
     assert isinstance(agent.engine._heuristic, NetworkRows)
     other = make_agent("pimc:playout=heuristic,worlds=96,infer=3.5,oversample=2,endgame=6", "picchetto", seed=0)
     assert (other.playout, other.worlds, other.infer, other.oversample, other.endgame) == ("heuristic", 96, 3.5, 2, 6)
@@ -194,7 +219,7 @@ def test_discard_likelihood_is_a_distribution():
     import math
 
     from agents.picchetto_heuristic import keep_values
-    from agents.search.pimc import discard_likelihood
+    from agents.search.picchetto_discards import discard_likelihood
 
     rng = np.random.default_rng(3)
     for k in (1, 3, 5):
@@ -226,14 +251,14 @@ def test_opponent_model_weights_the_worlds():
     agent = players[0]
     env.reset(seed=4)
     agent.reset()
-    while not (env.state_.phase in (2, 3) and env.agent_name_mapping[env.agent_selection] == 0):
+    while not (env.game.in_trick_play(env.state_) and env.agent_name_mapping[env.agent_selection] == 0):
         name = env.agent_selection
         env.step(players[env.agent_name_mapping[name]].act(env.observe(name)) if env.agent_name_mapping[name]
                  else agent.act(env.observe(name)))
     agent.determinizer.observe(env.observe(env.agent_selection))
     worlds, weights = agent.sample()
     assert weights.sum() == 6 and len(worlds) == len(weights) and len({id(w) for w in worlds}) == len(worlds)
-    assert agent._likelihoods  # the opponent has exchanged: its discards were weighed
+    assert agent.model.cache  # the opponent has exchanged: its discards were weighed
 
 
 def test_budget_counts_games():
@@ -264,20 +289,20 @@ def test_missing_numba_is_a_clear_import_error(monkeypatch):
 
 
 def test_briscola_auction_and_call_are_pruned():
-    from envs.briscola5.game import BID, CALL, PASS, STRENGTH
+    from envs.briscola5.game import BID, BID_STEPS, CALL, PASS, STRENGTH
 
     game = engine("briscola5", {})
     state = game.new_state(np.random.default_rng(0), {})
     while state.phase != 1:  # to the auction
         game.apply(state, game.legal_actions(state)[-1])
     legal = game.legal_actions(state)
-    assert candidates("briscola5", state, legal) == [PASS, *(BID + d for d in BID_STEPS)]  # 61 .. 81
+    assert game.search_candidates(state, legal) == [PASS, *(BID + d for d in BID_STEPS)]  # 61 .. 81
     game.apply(state, BID + 15)  # bid 76: the next seat's lowest legal bid is 77
     bids = sorted({BID + 16 + d for d in BID_STEPS} | {BID + 20})  # 77 .. 97, and 81
-    assert candidates("briscola5", state, game.legal_actions(state)) == [PASS, *bids]
+    assert game.search_candidates(state, game.legal_actions(state)) == [PASS, *bids]
     while state.phase == 1:
         game.apply(state, PASS)
-    calls = candidates("briscola5", state, game.legal_actions(state))
+    calls = game.search_candidates(state, game.legal_actions(state))
     hand = state.hands[state.caller]
     assert 4 <= len(calls) <= 8 and all(CALL <= a < PASS for a in calls)
     for suit in range(4):
@@ -296,7 +321,7 @@ def test_loaded_and_copied_games_equal_loaded_games(game, flags):
     for _ in range(3):
         for _ in range(9):
             env.step(int(rng.choice(env.legal_actions())))
-        states.append(clone(game, env.state_))
+        states.append(clone(env.state_))
     playouts = Playouts(game, flags)
     src = np.array([0, 1, 2, 0, 1, 2, 2], dtype=np.int64)
     copied = playouts.vec(len(src))
@@ -321,20 +346,12 @@ def _continuations(game, state, seat, start):
         return 0.0, 0.0
     lo, hi = np.inf, -np.inf
     for a in game.legal_actions(state):
-        child = clone(game.name.split("_")[0], state, np.random.default_rng(0))
+        child = clone(state, np.random.default_rng(0))
         r = game.apply(child, a)
         got = 0.0 if r is None else float(r[seat])
         sub_lo, sub_hi = _continuations(game, child, seat, start)
         lo, hi = min(lo, got + sub_lo), max(hi, got + sub_hi)
     return lo, hi
-
-
-def _in_play(game_name, state):
-    if game_name == "picchetto":
-        return state.phase in (2, 3)  # TRICK_LEAD, TRICK_FOLLOW
-    if game_name == "briscola5":
-        return state.phase == 3  # TRICK_PLAY
-    return True
 
 
 @functools.cache
@@ -352,10 +369,10 @@ def _dominant_endgame(game_name, flags_items, cards_left):
             state = env.state_
             seat = game.current_player(state)
             legal = game.legal_actions(state)
-            if _in_play(game_name, state) and bin(state.hands[seat]).count("1") == cards_left and len(legal) > 1:
+            if game.in_trick_play(state) and bin(state.hands[seat]).count("1") == cards_left and len(legal) > 1:
                 bounds = {}
                 for a in legal:
-                    child = clone(game_name, state, np.random.default_rng(0))
+                    child = clone(state, np.random.default_rng(0))
                     r = game.apply(child, a)
                     got = 0.0 if r is None else float(r[seat])
                     lo, hi = _continuations(game, child, seat, state.hand_no)
@@ -430,18 +447,16 @@ def test_pimc_teaches_the_warm_start():
 # -- exact endgames ----------------------------------------------------------------------------------------
 
 
-def _minimax(game_name, rules, state, seat, start):
+def _minimax(rules, state, seat, start):
     """Plain minimax without pruning (the reference of ``solve``)."""
-    from agents.search.common import same_side
-
     if rules.is_over(state) or state.hand_no != start:
         return 0.0
     values = []
     for a in rules.legal_actions(state):
-        child = clone(game_name, state, np.random.default_rng(0))
+        child = clone(state, np.random.default_rng(0))
         r = rules.apply(child, a)
-        values.append((0.0 if r is None else float(r[seat])) + _minimax(game_name, rules, child, seat, start))
-    return max(values) if same_side(game_name, state, rules.current_player(state), seat) else min(values)
+        values.append((0.0 if r is None else float(r[seat])) + _minimax(rules, child, seat, start))
+    return max(values) if rules.same_side(state, seat, rules.current_player(state)) else min(values)
 
 
 @pytest.mark.parametrize(("game", "flags"), [("briscola5", {}), ("pigugnin", {"episode": "hand"}),
@@ -454,9 +469,9 @@ def test_endgame_solver(game, flags):
     state, rules = env.state_, env.unwrapped.game
     seat = rules.current_player(state)
     for a in rules.legal_actions(state):
-        child = clone(game, state, np.random.default_rng(0))
+        child = clone(state, np.random.default_rng(0))
         rules.apply(child, a)
-        assert solve(game, rules, child, seat, state.hand_no) == _minimax(game, rules, child, seat, state.hand_no)
+        assert solve(rules, child, seat, state.hand_no) == _minimax(rules, child, seat, state.hand_no)
     name = env.agent_selection
     agent = PIMCAgent(game, seed=0, flags=flags, worlds=2, endgame=2, determinizer=PerfectInformation(env, name))
     assert agent.act(env.observe(name)) == best and agent.solved == 1
@@ -486,16 +501,15 @@ def test_picchetto_fast_endgame_equals_the_generic_solver(extra):
         while not env.episode_over:
             state = env.state_
             seat = state.to_act
-            if state.phase in (2, 3) and bin(state.hands[seat]).count("1") <= 3:
+            if rules.in_trick_play(state) and bin(state.hands[seat]).count("1") <= 3:
                 assert picchetto_endgame.supported(rules, state)
                 moves = rules.legal_actions(state)
                 expected = []
                 for a in moves:
-                    child = clone("picchetto", state, None)
+                    child = clone(state, None)
                     r = rules.apply(child, a)
-                    expected.append((0.0 if r is None else float(r[seat])) + solve("picchetto", rules, child, seat,
-                                                                                   state.hand_no))
-                got = picchetto_endgame.candidate_values(rules, [state, clone("picchetto", state)], seat, moves)
+                    expected.append((0.0 if r is None else float(r[seat])) + solve(rules, child, seat, state.hand_no))
+                got = picchetto_endgame.candidate_values(rules, [state, clone(state)], seat, moves)
                 assert got.shape == (2, len(moves))
                 np.testing.assert_allclose(got[0], expected)
                 np.testing.assert_allclose(got[1], expected)

@@ -4,7 +4,7 @@
 |---------------|----------------------------------------------------------------------|
 | ``core``      | ``prepare``, ``evaluate``, ``head_to_head``: validate and play a line-up (worker processes) |
 | ``play``      | seeds, seatings, the episode loop and the worker job                 |
-| ``figures``   | per-game counters and figures (``GameSpec.figures_class()``)         |
+| (``envs/<game>/figures.py``) | per-game counters and figures (``GameSpec.figures_class()``) |
 | ``result``    | ``EvalResult``: the table with 95% intervals, JSON/CSV/PNG           |
 | ``stats``     | Student-t quantiles, mean, ratio and Wilson intervals                |
 | ``rating``    | OpenSkill leaderboard from a round robin of agent specs              |

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from agents.registry import parse_agent_spec
+from envs.core.figures import GameScorer
 from envs.registry import game_spec
-from train.evaluation.figures import GameScorer
 
 __all__ = ["EvalJob", "derive_seed", "make_player", "seatings", "play_episode", "play_deal", "run_chunk"]
 

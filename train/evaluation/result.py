@@ -1,7 +1,7 @@
 """``EvalResult``: the numbers of one evaluation, as a table, JSON, CSV and a PNG chart.
 
 It keeps the per-deal counters (``deal_counts[deal, entry, counter]``, see
-``train.evaluation.figures``) and derives every figure from them with the deal as the unit:
+``envs.core.figures``) and derives every figure from them with the deal as the unit:
 
 | row key              | value                                                          |
 |----------------------|----------------------------------------------------------------|
@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from train.evaluation.figures import Figure
+from envs.core.figures import Figure
 from train.evaluation.stats import Interval, proportion_ci, ratio_ci
 from train.evaluation.text import render_result
 
