@@ -47,7 +47,9 @@ import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-GAMES = ("briscola5", "pigugnin", "picchetto")
+from envs.registry import GAMES as _SPECS  # noqa: E402
+
+GAMES = tuple(_SPECS)
 
 
 def _clock() -> tuple[float, float]:

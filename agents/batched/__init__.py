@@ -5,7 +5,7 @@ seat to act's AEC observation vector) and the int8 matrix of their masks, and re
 action per row, the very action the Python heuristic's ``act`` chooses on that observation. It
 reads only the rows, as the Python heuristic reads only ``decode(obs)``. The class is named like
 the Python heuristic and built as ``Class(game, seed=seed, flags=flags)``: the batched trainer's
-``OpponentPolicy`` (``train/batched_opponents.py``) picks it up by that name.
+``OpponentPolicy`` (``agents/rows.py``) picks it up by that name.
 
 | game | module | class |
 |---|---|---|

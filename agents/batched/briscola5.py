@@ -419,5 +419,5 @@ class Briscola5BatchedHeuristic(BatchedHeuristic):
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         act_rows(obs, mask, CONSTS, CARD_TAB, TRUMP_TAB, BID_EV, EV_MIN, out)
 
-#: The name `train/batched_opponents.py` looks up (the Python heuristic's class name).
+#: The name `agents/rows.py` looks up (the Python heuristic's class name).
 Briscola5Heuristic = Briscola5BatchedHeuristic

@@ -312,5 +312,5 @@ class PicchettoBatchedHeuristic(BatchedHeuristic):
         act_rows(obs, mask, CONSTS, KEEP, CARD_TAB, SUIT_VALUE_TAB, RUN_LEN, out)
 
 
-#: The name `train/batched_opponents.py` looks up (the Python heuristic's class name).
+#: The name `agents/rows.py` looks up (the Python heuristic's class name).
 PicchettoHeuristic = PicchettoBatchedHeuristic

@@ -315,5 +315,5 @@ class PigugninBatchedHeuristic(BatchedHeuristic):
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         act_rows(obs, mask, CONSTS[N_BY_WIDTH[obs.shape[1]]], CARD_TAB, KEY_TAB, out)
 
-#: The name `train/batched_opponents.py` looks up (the Python heuristic's class name).
+#: The name `agents/rows.py` looks up (the Python heuristic's class name).
 PigugninHeuristic = PigugninBatchedHeuristic
