@@ -6,7 +6,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.mazzo-installed
 CONFIG ?= configs/briscola5/ppo_batched_vs_heuristic.yaml
 
-.PHONY: test test-fast train bench lint
+.PHONY: test test-fast train bench lint docs
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -18,13 +18,18 @@ $(STAMP): pyproject.toml
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-# Both cores; the tests that start a Ray cluster share one worker (xdist_group "ray-cluster").
+# Both cores; the tests that start a Ray cluster share one worker (xdist_group "ray-cluster"). The suite
+# includes the documentation site's build with warnings as errors (tests/test_docs_build.py).
 test: $(STAMP) lint
 	$(PY) -m pytest -n 2 --dist loadgroup
 
 # Day-to-day tier: everything but the tests marked slow (long playouts, training runs, notebooks).
 test-fast: $(STAMP) lint
 	$(PY) -m pytest -m "not slow" -n 2
+
+# The documentation site, warnings as errors (make test builds it too: tests/test_docs_build.py).
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 train: $(STAMP)
 	$(PY) -m train --config $(CONFIG)
