@@ -72,7 +72,7 @@ def test_relative_links_resolve(path):
     for base, target in _links(path):
         file, _, fragment = target.partition("#")
         resolved = (base.parent / file).resolve() if file else base
-        api = API_PAGE.search(file)
+        api = API_PAGE.search(resolved.as_posix())
         if api and resolved.is_relative_to(DOCS):  # written by the build, one page per package
             if api.group(1) not in packages:
                 broken.append(f"{target} (no package {api.group(1)})")
