@@ -91,9 +91,10 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None,
         if args.command == "serve":
             return _serve(args.host, args.port)
         from rich.console import Console
+        from rich.text import Text
 
         console = console or Console()
-        ask = ask or (lambda prompt: console.input(prompt))
+        ask = ask or (lambda prompt: console.input(Text(prompt)))  # plain text: "[y/N]" is not markup
         if args.command == "play":
             from play.session import Session
             from play.terminal import play_terminal

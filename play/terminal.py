@@ -333,7 +333,7 @@ def _finish(session: Session, console: Console, save: str | Path | None, stopped
         console.print(Text("stopped before the end", style="yellow"))
     if save is not None:
         Path(save).write_text(json.dumps(rec, indent=1), encoding="utf-8")
-        console.print(f"record saved to {save} (replay it with: mazzo replay {save})")
+        console.print(f"record saved to {save} (replay it with: mazzo replay {save})", soft_wrap=True)
     return rec
 
 

@@ -80,7 +80,7 @@ def _partner_text(s: Briscola5State, seat: int) -> str:
     if s.revealed:
         return "solo" if s.partner == s.caller else f"partner {_seat(s.partner)}"
     if seat == s.partner:
-        return "you hold the called card" + (": solo" if seat == s.caller else "")
+        return "you hold it: solo" if seat == s.caller else "you are the partner"
     return "partner hidden"
 
 

@@ -122,7 +122,9 @@ def hand_lines(hand: Mapping[str, Any]) -> list[str]:
     events = [tuple(e) for e in hand.get("events") or ()]
     bonuses = [f"{_seat(seat)} {_BONUS[kind]}" + ("" if kind in ("bianco", "pique", "repique") else f" +{pts}")
                for kind, seat, pts in events if kind in _BONUS]
-    lines.append("; ".join(bonuses) if bonuses else "no pique, repique or capot")
+    if not any(kind in ("pique", "repique", "capot") for kind, _, _ in events):
+        bonuses.append("no pique, repique or capot")
+    lines.append(" · ".join(bonuses))
     if hand.get("hand_scores") is not None:
         tricks = hand.get("tricks") or [0, 0]
         lines.append(f"hand score {hand['hand_scores'][0]}-{hand['hand_scores'][1]}, "

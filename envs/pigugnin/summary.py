@@ -35,7 +35,7 @@ def _seats(seats: Sequence[int]) -> str:
 def board(game: PigugninGame, state: PigugninState, seat: int) -> dict[str, Any]:
     """The public scoreboard and status line of the position (the same for every seat)."""
     s = state
-    taker = f"the Pigugnìn taken by {_seat(s.pig_taker)}" if s.pig_taker >= 0 else "the Pigugnìn (Jack of Spade) not taken"
+    taker = f"Pigugnìn taken by {_seat(s.pig_taker)}" if s.pig_taker >= 0 else "Pigugnìn not taken yet"
     trick = min(s.tricks_done + 1, game.hand_size)
     lines = [f"hand {s.hand_no} · dealer {_seat(s.dealer)} · trick {trick} of {game.hand_size} · {taker}"]
     if game.flags["episode"] == "game":
