@@ -17,6 +17,7 @@ made it.
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 from envs import records
@@ -29,18 +30,18 @@ __all__ = ["frames"]
 
 def frames(record: dict[str, Any], seat: int | None = None) -> list[dict[str, Any]]:
     """The frames of ``record`` as ``seat`` saw it (module table); `RecordError` for a bad record or seat."""
-    if not isinstance(record, dict):
-        raise records.RecordError(f"a record must be a JSON object; got {type(record).__name__}")
-    summary = game_spec(record.get("game")).summary_module()
-    if record.get("redacted_for") is None and seat is not None:
-        n = record.get("num_players")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not isinstance(n, int) or not 0 <= seat < n:
-            raise records.RecordError(f"record: seat must be 0..{n - 1 if isinstance(n, int) else '?'} or None; got {seat!r}")
-    if record.get("redacted_for") is not None:
-        out = [dict(f, board=f.get("board")) for f in records.views(record, seat)]
+    if not isinstance(record, dict) or record.get("redacted_for") is not None:
+        out = [dict(f, board=f.get("board")) for f in records.views(record, seat)]  # checks the record
+        summary = game_spec(record["game"]).summary_module()
     else:
+        walk = records.positions(record)
+        first = next(walk)  # checks the record and starts the replay
+        n = record["num_players"]
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+            raise records.RecordError(f"record: seat must be 0..{n - 1} or None; got {seat!r}")
+        summary = game_spec(record["game"]).summary_module()
         out = [dict(records.seat_view(pos.env, seat, pos.tracker), board=summary.board(pos.env.game, pos.env.state_, seat))
-               for pos in records.positions(record)]
+               for pos in chain([first], walk)]  # the env is live: each frame is taken at its position
     for f in out:
         f.update(trick_done=None, ended=[], summary=None)
     tricks = Tricks(record["num_players"], summary.trick_winner)
