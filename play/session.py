@@ -78,7 +78,8 @@ def summary_of(game: str, result: dict[str, Any], returns: list[float],
                hands: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The game's public end-of-episode summary: ``{"lines": [headline, ...], "rows": [per seat]}``
     (``envs.<game>.summary``); ``hands``: the hand results when ``result`` has none (a record's)."""
-    return game_spec(game).summary_module().summary(result, returns, hands)
+    finished = [h for h in (result.get("hands") if hands is None else hands) or () if h]
+    return game_spec(game).summary_module().summary(result, returns, finished)
 
 
 def result_rows(game: str, result: dict[str, Any], returns: list[float],

@@ -221,11 +221,18 @@ def _group_lines(groups: list[dict[str, Any]], you: int | None) -> list[Text]:
                 line.append(f"→ {won}", style="bold green" if g["winner"] == you else "bold")
             out.append(line)
         else:
+            runs: list[list[Any]] = []  # the same move repeated (another seat's hidden discards) once, "×5"
+            for m in g["moves"]:
+                if runs and (runs[-1][0]["seat"], runs[-1][0]["name"]) == (m["seat"], m["name"]):
+                    runs[-1][1] += 1
+                else:
+                    runs.append([m, 1])
             line = Text()
-            for i, m in enumerate(g["moves"]):
+            for i, (m, times) in enumerate(runs):
                 if i:
                     line.append(" · ", style="dim")
-                line.append(f"{_who(m['seat'], you)} {m['name']}", style="bold" if m["seat"] == you else "")
+                line.append(f"{_who(m['seat'], you)} {m['name']}" + (f" ×{times}" if times > 1 else ""),
+                            style="bold" if m["seat"] == you else "")
             out.append(line)
     return out
 

@@ -13,7 +13,7 @@ summary modules have the same functions:
 | `trick_winner(plays, moves)`  | the seat that wins a full trick `[(seat, code), ...]` (`moves`: the hand's public moves) |
 | `caution(game, state, action)`| a sentence asking to confirm a risky move, or None                         |
 | `hand_lines(hand)`            | the headline of a finished hand (an engine hand record)                    |
-| `summary(result, returns, hands=None)` | `{"lines": [...], "rows": [{"seat", column: value, ..., "return"}]}`|
+| `summary(result, returns, hands)` | the episode's end: `{"lines": [...], "rows": [{"seat", column: value, ..., "return"}]}` (`result`: the env's `info["result"]` or a record's; `hands`: the finished hands' results) |
 
 The board's columns are `points` (card points taken this hand) and `classifica` (credits over
 the episode); the rows of `summary` have the same two (same values at the end), with the
@@ -133,12 +133,9 @@ def hand_lines(hand: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def summary(result: Mapping[str, Any], returns: Sequence[float], hands: Sequence[Mapping] | None = None) -> dict:
+def summary(result: Mapping[str, Any], returns: Sequence[float], hands: Sequence[Mapping]) -> dict:
     """The end of an episode: the last hand's headline, the match line, and one row per seat.
-
-    `result` is the env's `info["result"]` (or a record's `result`, with `hands` the results of
-    the record's hands)."""
-    hands = [h for h in (result.get("hands") if hands is None else hands) or () if h]
+    `hands`: the results of the finished hands (see `play.session.summary_of`)."""
     last = hands[-1] if hands else None
     lines = hand_lines(last) if last else []
     totals = list(result["totals"])

@@ -73,12 +73,9 @@ def hand_lines(hand: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def summary(result: Mapping[str, Any], returns: Sequence[float], hands: Sequence[Mapping] | None = None) -> dict:
+def summary(result: Mapping[str, Any], returns: Sequence[float], hands: Sequence[Mapping]) -> dict:
     """The end of an episode: the last hand's headline, the game's outcome, one row per seat.
-
-    `result` is the env's `info["result"]` (or a record's `result`, with `hands` the results of
-    the record's hands)."""
-    hands = [h for h in (result.get("hands") if hands is None else hands) or () if h]
+    `hands`: the results of the finished hands (see `play.session.summary_of`)."""
     last = hands[-1] if hands else None
     lines = hand_lines(last) if last else []
     outcome = result.get("outcome")
