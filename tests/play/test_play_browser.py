@@ -159,10 +159,12 @@ def test_play_a_whole_episode_in_the_browser(server, browser, game, flags, seat,
             page.click("[data-testid=flags-box] summary")
         for name, value in flags.items():
             page.select_option(f"#flags [data-flag={name}]", json.dumps(value))
+        page.wait_for_function(f"document.body.dataset.seatsGame === {game!r}")
         page.select_option("[data-testid=seat]", str(seat))
         page.fill("[data-testid=seed]", "11")
         _click_and_wait(page, page.locator("[data-testid=new-game]"))
         assert not page.locator("[data-testid=start]").is_visible()
+        assert page.evaluate("GAME.seat") == seat
         status = page.locator("[data-testid=status]")
         clicks = 0
         shot_taken = False
