@@ -174,6 +174,11 @@ class GameSpec:
         """The game's observation module (layout table and `decode`)."""
         return importlib.import_module(f"envs.{self.name}.observation")
 
+    def summary_module(self) -> ModuleType:
+        """The game's public summaries for people (scoreboard, trick winners, hand and episode
+        results, moves to confirm): `envs.<game>.summary`, the same functions in every game."""
+        return importlib.import_module(f"envs.{self.name}.summary")
+
     # -- facts for given flags, without building an env ----------------------------------------
     def resolve_flags(self, flags: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The complete, validated flags (defaults filled in); raises `ConfigError` like `env()`."""

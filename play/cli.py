@@ -6,7 +6,10 @@
     mazzo eval ...                               # python -m train.evaluate ...
     mazzo train ...                              # python -m train.ppo ...
 
-Exit codes: 0 done, 2 bad input (one `error:` line), 130 interrupted.
+Each command checks the optional packages it needs before doing anything (`NEEDS`) and, when one
+is missing, prints one line naming the extra to install, e.g. `pip install 'mazzo[play]'`.
+
+Exit codes: 0 done, 2 bad input or a missing extra (one `error:` line), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -14,11 +17,30 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from importlib.util import find_spec
 
 from envs.core.errors import MazzoError
 from envs.registry import GAMES
 
-__all__ = ["main", "parse_flags"]
+__all__ = ["main", "parse_flags", "NEEDS", "missing_extra"]
+
+#: command -> (the extra that provides them, the modules it imports)
+NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "play": ("play", ("rich",)),
+    "replay": ("play", ("rich",)),
+    "serve": ("play", ("starlette", "uvicorn")),
+    "train": ("train", ("torch", "yaml")),
+}
+
+
+def missing_extra(command: str) -> str | None:
+    """The one-line error for a command whose optional packages are not installed, else None."""
+    extra, modules = NEEDS.get(command, ("", ()))
+    missing = [m for m in modules if find_spec(m) is None]
+    if not missing:
+        return None
+    return (f"mazzo {command} needs the '{extra}' extra (missing: {', '.join(missing)}): "
+            f"pip install 'mazzo[{extra}]'")
 
 
 def parse_flags(items: list[str]) -> dict:
@@ -48,21 +70,31 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="the web page: play in the browser and open records")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--host", default="127.0.0.1")
+    # forwarded before parsing (main), listed here so that `mazzo --help` shows them
+    sub.add_parser("eval", help="evaluate players on duplicate deals (python -m train.evaluate; its --help)",
+                   add_help=False)
+    sub.add_parser("train", help="train an agent from a config (python -m train.ppo; its --help)", add_help=False)
     return p
 
 
 def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None, console=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("eval", "train"):
-        return _forward(argv[0], argv[1:])
+    command = argv[0] if argv else None
+    missing = missing_extra(command) if command in NEEDS else None
+    if missing:  # before any work
+        print(f"error: {missing}", file=sys.stderr)
+        return 2
+    if command in ("eval", "train"):
+        return _forward(command, argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.command == "serve":
             return _serve(args.host, args.port)
         from rich.console import Console
+        from rich.text import Text
 
         console = console or Console()
-        ask = ask or (lambda prompt: console.input(prompt))
+        ask = ask or (lambda prompt: console.input(Text(prompt)))  # plain text: "[y/N]" is not markup
         if args.command == "play":
             from play.session import Session
             from play.terminal import play_terminal
@@ -106,13 +138,10 @@ def _forward(command: str, argv: list[str]) -> int:
 
 
 def _serve(host: str, port: int) -> int:
-    try:
-        import uvicorn
+    import uvicorn
 
-        from play.web import create_app
-    except ImportError as e:
-        print(f"error: mazzo serve needs the 'play' extra (pip install -e '.[play]'): {e}", file=sys.stderr)
-        return 2
+    from play.web import create_app
+
     print(f"Mazzo: open http://{host}:{port}/ (Ctrl-C stops)")
     uvicorn.run(create_app(), host=host, port=port, log_level="warning")
     return 0

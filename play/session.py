@@ -1,13 +1,24 @@
 """A table where one person plays one seat against agents: shared by the terminal and the web page.
 
 The session holds the env (the person never sees it) and the bots; `view()` is what the
-person's seat may know: `envs.records.seat_view` of that seat (its own cards, the counts of the
-others', the trick in progress, the engine's rendering for the seat, the rewards so far), its
-legal actions with their names, and the moves made since its last action (another seat's
-discards hidden). Nothing in a view comes from another seat's cards.
+person's seat may know. Nothing in a view comes from another seat's cards, and nothing in it
+depends on which game is played: the game's facts come from its summary module
+(`GameSpec.summary_module()`, `envs.<game>.summary`).
+
+| view key      | value                                                                          |
+|---------------|--------------------------------------------------------------------------------|
+| `seat`, `hand_no`, `to_act`, `over`, `hands`, `counts`, `trick`, `last`, `returns`, `text` | `envs.records.seat_view` of the seat |
+| `game`, `title`, `num_players`, `players` | registry name, the game's title, seats, one spec per seat (`"human"`) |
+| `legal`       | the seat's legal actions `[{"id", "name"}]` (empty when it is not to act)      |
+| `board`       | the game's public scoreboard: `{"columns": [[name, [value per seat]]], "lines": [status]}` |
+| `moves`       | the moves since the last view (`{"seat", "id", "name", "hand_no", "trick", "won_by"}`) |
+| `recent`      | the same grouped by trick, with winners and hand ends (`play.moves.recent`)    |
+| `summary`     | at the end: the game's `{"lines": [headline], "rows": [per seat]}`, else None  |
+| `result`      | at the end: `summary["rows"]` (the board's columns, the hand's figures, `return`) |
 
     s = Session("briscola5", seat=0, opponents=["heuristic"], seed=7)
     s.view()["legal"]          # [{"id": 80, "name": "pass"}, {"id": 81, "name": "bid 61"}, ...]
+    s.caution(140)             # 'bid 120 is 59 over the lowest bid now (61): ...' (ask before acting)
     s.act(80)                  # the person's action; the bots answer until it is the person's turn again
     s.record()                 # the full record (mazzo-record/1); s.record(redacted=True) for the seat
 """
@@ -23,8 +34,9 @@ import numpy as np
 from envs import records
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.registry import game_spec
+from play.moves import Tricks, recent
 
-__all__ = ["Session", "parse_opponents", "result_rows", "OPPONENT_KINDS"]
+__all__ = ["Session", "parse_opponents", "result_rows", "summary_of", "record_summary", "OPPONENT_KINDS"]
 
 #: what a person can choose to play against (``pretrained:GAME`` needs the ``train`` extra: torch)
 OPPONENT_KINDS = ("heuristic", "random", "pretrained")
@@ -62,22 +74,26 @@ def _make_bot(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any:
         raise ConfigError(f"opponent {spec!r} cannot play {game!r}: {e}") from None
 
 
-def result_rows(game: str, result: dict[str, Any], returns: list[float]) -> list[dict[str, Any]]:
-    """The end-of-episode table, one row per seat: the return and the game's own figures."""
-    rows = []
-    for p, ret in enumerate(returns):
-        row: dict[str, Any] = {"seat": p, "return": ret}
-        if game == "briscola5":
-            row["classifica"] = result["totals"][p]
-        elif game == "pigugnin":
-            row["busche"] = result["busche"][p]
-            row["outcome"] = result["outcome"][p] if result.get("outcome") else "-"
-        elif game == "picchetto":
-            row["game score"] = result["scores"][p]
-            row["games won"] = result["games_won"][p]
-            row["match"] = "won" if result.get("match_winner") == p else ("lost" if result.get("match_winner") is not None else "-")
-        rows.append(row)
-    return rows
+def summary_of(game: str, result: dict[str, Any], returns: list[float],
+               hands: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The game's public end-of-episode summary: ``{"lines": [headline, ...], "rows": [per seat]}``
+    (``envs.<game>.summary``); ``hands``: the hand results when ``result`` has none (a record's)."""
+    finished = [h for h in (result.get("hands") if hands is None else hands) or () if h]
+    return game_spec(game).summary_module().summary(result, returns, finished)
+
+
+def result_rows(game: str, result: dict[str, Any], returns: list[float],
+                hands: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The end-of-episode table, one row per seat: the game's own figures, then the return."""
+    return summary_of(game, result, returns, hands)["rows"]
+
+
+def record_summary(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The summary of a finished record (full or redacted), None while it is in progress."""
+    if not record.get("over") or record.get("result") is None:
+        return None
+    hands = [h.get("result") for h in record["hands"]]
+    return summary_of(record["game"], record["result"], record["returns"], hands)
 
 
 class Session:
@@ -116,8 +132,12 @@ class Session:
         for bot in self.bots.values():
             bot.reset()
         self.env.reset(seed=self.seed)
+        self.summary = spec.summary_module()  # the game's public scoreboard, trick winners, results
         self.tracker = records.Tracker(self.env)  # steps the env: the hand's moves, the returns
-        self.log: list[dict[str, Any]] = []  # every move: {"seat", "id", "name"}
+        self.tricks = Tricks(n, self.summary.trick_winner)
+        self.log: list[dict[str, Any]] = []  # every move: {"seat", "id", "name", "hand_no", "trick", "won_by"}
+        self.public: list[dict[str, Any]] = []  # the same as the seat sees them (others' discards hidden)
+        self.hand_ends: dict[int, list[dict[str, Any]]] = {}  # move index -> {"hand_no", "lines"} of hands it ended
         self.notes: dict[int, dict[str, Any]] = {}  # move number -> a trained bot's probabilities
         self._shown = 0  # moves already in a view
         self._play_bots()
@@ -140,7 +160,20 @@ class Session:
 
     # -- play ---------------------------------------------------------------------------
     def _step(self, action: int) -> None:
-        self.log.append(self.tracker.step(int(action)))
+        env = self.env
+        hand_no = env.state_.hand_no
+        move = dict(self.tracker.step(int(action)), hand_no=hand_no)
+        move.update(self.tricks.add(move))
+        self.log.append(move)
+        tags = {k: move[k] for k in ("hand_no", "trick", "won_by")}
+        self.public.append({**records.public_move(move, self.seat), **tags})
+        ended = list(range(hand_no, env.state_.hand_no))  # a new deal ends the hands before it
+        if self.over and env.state_.hand_no not in ended:
+            ended.append(env.state_.hand_no)
+        if ended:
+            by_no = {h.get("hand_no"): h for h in env.game.result(env.state_)["hands"]}
+            self.hand_ends[len(self.log) - 1] = [{"hand_no": h, "lines": self.summary.hand_lines(by_no[h])}
+                                                 for h in ended if h in by_no]
 
     def _play_bots(self) -> None:
         while not self.over and self.to_act != self.seat:
@@ -171,34 +204,52 @@ class Session:
         self._step(int(action))
         self._play_bots()
 
-    # -- what the person sees -------------------------------------------------------------
-    def new_moves(self) -> list[dict[str, Any]]:
-        """The moves since the last view (the person's own, then the bots'), as the seat sees them."""
-        moves = [records.public_move(m, self.seat) for m in self.log[self._shown:]]
-        self._shown = len(self.log)
-        return moves
+    def caution(self, action: int) -> str | None:
+        """Why the person should confirm ``action`` (a jump bid, a solo call...), or None."""
+        if action not in {a["id"] for a in self.legal()}:
+            return None
+        return self.summary.caution(self.env.game, self.env.state_, int(action))
 
-    def result(self) -> list[dict[str, Any]] | None:
+    # -- what the person sees -------------------------------------------------------------
+    def new_moves(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The moves since the last view (the person's own, then the bots'), as the seat sees
+        them, and the same grouped by trick (`play.moves.recent`); marks them as shown."""
+        start, self._shown = self._shown, len(self.log)
+        return self.public[start:], recent(self.public, start, self.hand_ends)
+
+    def summary_now(self) -> dict[str, Any] | None:
+        """The game's summary of the finished episode (`summary_of`), None while it goes on."""
         if not self.over:
             return None
         info = self.env.infos[self.names[0]]
-        return result_rows(self.game, info["result"], self.tracker.returns)
+        return summary_of(self.game, info["result"], self.tracker.returns)
+
+    def result(self) -> list[dict[str, Any]] | None:
+        summary = self.summary_now()
+        return None if summary is None else summary["rows"]
 
     def view(self) -> dict[str, Any]:
         """The seat's view now (see the module docstring); marks the new moves as shown."""
         out = records.seat_view(self.env, self.seat, self.tracker)
+        moves, groups = self.new_moves()
+        summary = self.summary_now()
         out.update({
             "game": self.game,
+            "title": self.summary.TITLE,
             "num_players": len(self.names),
             "players": list(self.players),
             "legal": self.legal(),
-            "moves": self.new_moves(),
-            "result": self.result(),
+            "board": self.summary.board(self.env.game, self.env.state_, self.seat),
+            "moves": moves,
+            "recent": groups,
+            "summary": summary,
+            "result": None if summary is None else summary["rows"],
         })
         return out
 
     def record(self, redacted: bool = False) -> dict[str, Any]:
-        """The episode so far (complete once over) with the players; ``redacted``: as the seat may know it."""
+        """The episode so far (complete once over) with the players; ``redacted``: as the seat may
+        know it, each of its views with the game's board (scoreboard and status lines) then."""
         rec = self.env.episode_record()
         players = []
         for p, spec in enumerate(self.players):
@@ -206,4 +257,10 @@ class Session:
         records.set_players(rec, players)
         for k, note in self.notes.items():
             records.annotate(rec, k, note)
-        return records.redact(rec, self.seat) if redacted else rec
+        if not redacted:
+            return rec
+        mine = records.redact(rec, self.seat)
+        boards = [self.summary.board(pos.env.game, pos.env.state_, self.seat) for pos in records.positions(rec)]
+        for view, board in zip(mine["views"], boards, strict=True):
+            view["board"] = board
+        return mine

@@ -7,12 +7,13 @@ redacted for the seat (`envs.records.redact`).
 | method and path                 | body                                       | answer                          |
 |---------------------------------|--------------------------------------------|---------------------------------|
 | `GET /`                         |                                            | the page                        |
-| `GET /api/meta`                 |                                            | games, flags, opponents         |
+| `GET /api/meta`                 |                                            | games (title, seats, flags), opponents |
+| `POST /api/setup`               | `{game, flags}`                            | `{num_players, flags}` (resolved); 400 names a bad flag |
 | `POST /api/games`               | `{game, seat, opponents, seed, flags}`     | `{id, view}` (201)              |
 | `GET /api/games/{id}`           |                                            | `{id, view}`                    |
 | `POST /api/games/{id}/actions`  | `{action}` (an action id)                  | `{id, view}`                    |
 | `GET /api/games/{id}/record`    |                                            | the record, redacted for the seat |
-| `POST /api/records/view?seat=N` | a record (JSON)                            | `{frames, ...}`: what a viewer shows at each position |
+| `POST /api/records/view?seat=N` | a record (JSON)                            | `{frames, summary, result, ...}`: what a viewer shows at each position (`play.views`) |
 
 Errors are JSON `{"error": text}`: 400 for malformed input (and, for an action, the list
 `legal` of legal actions), 409 for an action that is not legal now (with `legal`; the game is
@@ -37,7 +38,8 @@ from starlette.routing import Route
 from envs import records
 from envs.core.errors import IllegalActionError, MazzoError
 from envs.registry import GAMES, game_spec
-from play.session import Session, result_rows
+from play.session import Session, record_summary
+from play.views import frames as record_frames
 
 __all__ = ["create_app", "MAX_GAMES"]
 
@@ -52,12 +54,28 @@ def _page() -> str:
     return resources.files("play").joinpath("static/index.html").read_text(encoding="utf-8")
 
 
+def _seat_counts(spec: Any) -> list[int]:
+    """Every number of seats the game's flags allow (a flag with a list of allowed values may change it)."""
+    counts = {spec.num_players()}
+    for f in spec.engine_class().FLAGS:
+        for value in f.allowed or ():
+            try:
+                counts.add(spec.num_players({f.name: value}))
+            except MazzoError:
+                pass  # a value that needs other flags changed too
+    return sorted(counts)
+
+
 def _meta() -> dict[str, Any]:
     games = {}
     for name, spec in GAMES.items():
         engine = spec.engine_class()
+        summary = spec.summary_module()
         games[name] = {
+            "title": summary.TITLE,
+            "about": summary.ABOUT,
             "num_players": spec.num_players(),
+            "seat_counts": _seat_counts(spec),
             "flags": [
                 {"name": f.name, "default": f.default, "doc": f.doc,
                  "allowed": list(f.allowed) if f.allowed is not None else f.allowed_text}
@@ -108,6 +126,20 @@ def create_app(max_games: int = MAX_GAMES) -> Starlette:
 
     async def api_meta(request: Request) -> Response:
         return JSONResponse(meta)
+
+    async def setup(request: Request) -> Response:
+        try:
+            body = await _json_body(request)
+        except ValueError as e:
+            return _error(400, str(e))
+        if not isinstance(body, dict) or not isinstance(body.get("flags", {}), dict):
+            return _error(400, "the body must be a JSON object {game, flags} (flags: an object of flag: value)")
+        try:
+            spec = game_spec(body.get("game"))
+            flags = spec.resolve_flags(body.get("flags") or {})
+            return JSONResponse({"num_players": spec.num_players(flags), "flags": records.plain(flags)})
+        except (MazzoError, TypeError) as e:
+            return _error(400, str(e))
 
     async def new_game(request: Request) -> Response:
         try:
@@ -199,19 +231,15 @@ def create_app(max_games: int = MAX_GAMES) -> Starlette:
         from starlette.concurrency import run_in_threadpool
 
         def build() -> dict:
-            frames = records.views(rec, seat_no)
-            summary: dict[str, Any] = {
-                "game": rec["game"], "num_players": rec["num_players"], "players": rec.get("players"),
+            frames = record_frames(rec, seat_no)
+            summary = record_summary(rec)
+            return {
+                "game": rec["game"], "title": game_spec(rec["game"]).summary_module().TITLE,
+                "num_players": rec["num_players"], "players": rec.get("players"),
                 "redacted_for": rec.get("redacted_for"), "seat": rec.get("redacted_for", seat_no),
-                "frames": frames, "over": rec.get("over"), "result": None,
+                "frames": frames, "over": rec.get("over"), "summary": summary,
+                "result": None if summary is None else summary["rows"],
             }
-            if rec.get("over") and rec.get("result") is not None:
-                try:
-                    summary["result"] = result_rows(rec["game"], rec["result"], rec["returns"])
-                except (KeyError, IndexError, TypeError):
-                    summary["result"] = None
-            game_spec(rec["game"])
-            return summary
 
         try:
             return JSONResponse(await run_in_threadpool(build))
@@ -221,6 +249,7 @@ def create_app(max_games: int = MAX_GAMES) -> Starlette:
     app = Starlette(routes=[
         Route("/", page),
         Route("/api/meta", api_meta),
+        Route("/api/setup", setup, methods=["POST"]),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{gid}", show),
         Route("/api/games/{gid}/actions", act, methods=["POST"]),

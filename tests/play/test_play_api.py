@@ -192,3 +192,46 @@ def test_the_page_and_meta(client):
     assert page.status_code == 200 and 'data-testid="status"' in page.text
     meta = client.get("/api/meta").json()
     assert set(meta["games"]) == {"briscola5", "pigugnin", "picchetto"} and "heuristic" in meta["opponents"]
+
+
+def test_meta_gives_each_games_title_seats_and_flags_from_its_engine(client):
+    from envs.registry import GAMES
+
+    meta = client.get("/api/meta").json()["games"]
+    for name, spec in GAMES.items():
+        g = meta[name]
+        assert g["title"] == spec.summary_module().TITLE and g["about"]
+        assert [f["name"] for f in g["flags"]] == [f.name for f in spec.engine_class().FLAGS]
+        assert g["num_players"] == spec.num_players() and spec.num_players() in g["seat_counts"]
+    assert meta["pigugnin"]["seat_counts"] == [4, 5] and meta["briscola5"]["seat_counts"] == [5]
+    assert "episode" not in {f["name"] for f in meta["briscola5"]["flags"]}  # the old placeholder's flag
+
+
+def test_setup_gives_the_seats_for_the_flags_and_names_a_bad_flag(client):
+    r = client.post("/api/setup", json={"game": "pigugnin", "flags": {"num_players": 5}})
+    assert r.status_code == 200 and r.json()["num_players"] == 5 and r.json()["flags"]["episode"] == "game"
+    assert client.post("/api/setup", json={"game": "picchetto", "flags": {}}).json()["num_players"] == 2
+    for body, text in [({"game": "briscola5", "flags": {"episode": "hand"}}, "unknown flag 'episode'"),
+                       ({"game": "pigugnin", "flags": {"num_players": 6}}, "allowed: 4, 5"),
+                       ({"game": "scopa"}, "unknown game 'scopa'"), ({"game": "pigugnin", "flags": [1]}, "JSON object")]:
+        r = client.post("/api/setup", json=body)
+        assert r.status_code == 400 and text in r.json()["error"], (body, r.text)
+
+
+def test_a_view_has_the_board_the_moves_by_trick_and_at_the_end_the_summary(client):
+    data = new(client, "briscola5", seat=0, seed=7)
+    view = data["view"]
+    assert view["title"] == "Briscola in cinque" and view["summary"] is None
+    assert view["board"]["columns"] == [["points", [0] * 5], ["classifica", [0] * 5]]
+    assert view["board"]["lines"][-1] == "auction: no bid yet (lowest 61)"
+    gid = data["id"]
+    view = client.post(f"/api/games/{gid}/actions", json={"action": 80}).json()["view"]  # pass
+    tricks = []
+    while not view["over"]:
+        tricks += [g for g in view["recent"] if g["kind"] == "trick" and g["winner"] is not None]
+        view = client.post(f"/api/games/{gid}/actions", json={"action": view["legal"][0]["id"]}).json()["view"]
+    tricks += [g for g in view["recent"] if g["kind"] == "trick" and g["winner"] is not None]
+    assert [g["trick"] for g in tricks] == list(range(1, 9)) and all(len(g["moves"]) == 5 for g in tricks)
+    ends = [g for g in view["recent"] if g["kind"] == "hand end"]
+    assert len(ends) == 1 and ends[0]["lines"] == view["summary"]["lines"]
+    assert any(line.startswith(("contract made", "contract lost")) for line in view["summary"]["lines"])

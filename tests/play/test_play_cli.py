@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -12,22 +13,38 @@ import pytest
 pytest.importorskip("rich")
 from rich.console import Console  # noqa: E402
 
+from envs.core.cards import ITALIAN  # noqa: E402
 from envs.records import load_records, redact, replay  # noqa: E402
 from play.cli import main  # noqa: E402
+from tests.play.robot import last_screen, pick  # noqa: E402
+
+CODES = ITALIAN.codes
 
 
-def run(argv, lines):
+def run(argv, lines, height=24, width=80):
+    """``main(argv)`` with a recording console; ``lines``: the answers, a list, or a function
+    of the screen so far (the robot)."""
     buf = io.StringIO()
-    console = Console(file=buf, width=120, color_system=None)
-    feed = iter(lines)
+    console = Console(file=buf, width=width, height=height, color_system=None)
+    feed = iter(lines) if not callable(lines) else None
     asked = []
 
     def ask(prompt):
         asked.append(prompt)
-        return next(feed)
+        return next(feed) if feed is not None else lines(buf.getvalue(), prompt)
 
     code = main(argv, ask=ask, console=console)
     return code, buf.getvalue(), asked
+
+
+def scripted(first):
+    """The answers ``first``, then the robot's moves."""
+    queue = list(first)
+
+    def answer(text, prompt):
+        return queue.pop(0) if queue else pick(last_screen(text))
+
+    return answer
 
 
 @pytest.mark.parametrize("game,flags", [("briscola5", []), ("pigugnin", ["episode='hand'"]),
@@ -35,22 +52,104 @@ def run(argv, lines):
 def test_play_a_whole_episode_with_bad_input_on_the_way(tmp_path, game, flags):
     path = tmp_path / "game.json"
     argv = ["play", game, "--seat", "1", "--seed", "4", "--save", str(path)] + [a for f in flags for a in ("--flag", f)]
-    # nonsense, out of range, then always the first legal action
-    code, out, asked = run(argv, ["hello", "0", "999"] + ["1"] * 2000)
+    code, out, asked = run(argv, scripted(["hello", "0", "zz9"]))
     assert code == 0
-    assert "'hello' is not one of the choices" in out and "'999' is not one of the choices" in out
-    assert "your hand:" in out and "result" in out and f"record saved to {path}" in out
+    assert "'hello' is not a move here" in out and "'zz9' is not a move here" in out
+    assert "0 is not a legal bid now" in out if game == "briscola5" else "a number is not a move here" in out
+    assert "your hand:" in out and f"record saved to {path}" in out
     rec = json.loads(path.read_text())
     assert rec["over"] and rec["players"][1]["spec"] == "human" and rec["players"][0]["spec"] == "heuristic"
     replay(rec)
     human = sum(1 for h in rec["hands"] for m in h["moves"] if m["seat"] == 1)
     assert len(asked) == human + 3  # asked again after each bad line, once per move otherwise
+    # the end screen: the table's columns are the summary's rows, then the game's headline
+    end = last_screen(out)
+    assert "return" in end[1] and not any(line.startswith("your move") for line in end)
+    headline = {"briscola5": ("contract made", "contract lost", "the hand is void"),
+                "pigugnin": ("busche paid",), "picchetto": ("declarations:",)}[game]
+    assert any(h in line for line in end for h in headline), "\n".join(end)
+
+
+def test_a_bid_is_typed_by_its_value_and_never_confused_with_a_menu_number(tmp_path):
+    """The `61` trap: typing 61 bid 120 when 61 was the 61st line of a numbered menu."""
+    path = tmp_path / "g.json"
+    code, out, asked = run(["play", "briscola5", "--seed", "7", "--save", str(path)], scripted(["61", "bid 95", "n", "pass"]))
+    assert code == 0
+    assert "moves: bid 61-120 · pass" in out and "bid 82-120 · pass" in out
+    first = [m["name"] for h in json.loads(path.read_text())["hands"] for m in h["moves"] if m["seat"] == 0]
+    assert first[:2] == ["bid 61", "pass"]  # 61 is bid 61; the declined jump bid 95 was not played
+    assert "bid 95? bid 95 is 13 over the lowest bid now (82)" in out and "not played: bid 95" in out
+    assert asked[1:4] == ["your move> ", "confirm bid 95? [y/N]> ", "your move> "]
+
+
+def test_a_jump_bid_and_a_solo_call_ask_first_and_a_bare_code_is_the_move(tmp_path):
+    path = tmp_path / "g.json"
+    # seat 0 of seed 7 holds 6C 7C 4D 5D 3S AB 6B JB: bid 120 (a jump), call AB (a card it holds: solo)
+    code, out, asked = run(["play", "briscola5", "--seed", "7", "--save", str(path)], ["120", "y", "ab", "y", "jB", "q"])
+    assert code == 0 and "stopped before the end" in out
+    assert asked[1] == "confirm bid 120? [y/N]> " and asked[3] == "confirm call AB? [y/N]> "
+    assert "you hold AB: calling it means playing alone (solo)" in out
+    mine = [m["name"] for h in json.loads(path.read_text())["hands"] for m in h["moves"] if m["seat"] == 0]
+    assert mine[:2] == ["bid 120", "call AB"] and "play JB" in mine
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("75", "bid 75"), ("bid 75", "bid 75"), ("  BID   75 ", "bid 75"), ("pass", "pass"), ("pa", "pass"),
+])
+def test_parse_move_in_the_auction(line, expected):
+    from play.terminal import parse_move
+
+    legal = [{"id": 80, "name": "pass"}] + [{"id": 81 + v - 61, "name": f"bid {v}"} for v in range(70, 121)]
+    ids = {a["name"]: a["id"] for a in legal}
+    assert parse_move(line, legal, ["AB"], CODES) == ids[expected]
+
+
+@pytest.mark.parametrize("line,message", [
+    ("61", "61 is not a legal bid now: bid 70-120 · pass"), ("3", "3 is not a legal bid now"),
+    ("AB", "AB: you hold it, but no move with that card is legal now"), ("", "type a move: bid 70-120 · pass"),
+    ("p", "'p' is not a move here"),
+])
+def test_parse_move_says_what_is_allowed(line, message):
+    from play.terminal import MoveError, parse_move
+
+    legal = [{"id": 80, "name": "pass"}] + [{"id": 81 + v - 61, "name": f"bid {v}"} for v in range(70, 121)]
+    with pytest.raises(MoveError, match=re.escape(message)):
+        parse_move(line, legal, ["AB"], CODES)
+
+
+def test_parse_move_plays_a_bare_card_code_and_the_menu_is_compact():
+    from play.terminal import menu_text, parse_move
+
+    legal = [{"id": 0, "name": "play AC"}, {"id": 21, "name": "play 2S"}]
+    assert parse_move("ac", legal, ["AC", "2S", "KB"], CODES) == 0 and parse_move("play 2s", legal, ["AC"], CODES) == 21
+    assert menu_text(legal, ["AC", "2S", "KB"], CODES) == "play AC 2S"
+    assert menu_text(legal, ["AC", "2S"], CODES) == "play any card of your hand"
+    calls = [{"id": 40 + c, "name": f"call {code}"} for c, code in enumerate(CODES)]
+    assert menu_text(calls, ["AC"], CODES) == "call any of 40 cards"
+    gaps = [{"id": 1, "name": "bid 61"}, {"id": 2, "name": "bid 62"}, {"id": 9, "name": "bid 70"}, {"id": 0, "name": "pass"}]
+    assert menu_text(gaps, [], CODES) == "bid 61-62, 70 · pass"
+
+
+def test_the_screen_fits_the_terminal_however_many_moves():
+    """At 80x24 and at 60x16 every screen keeps the table, the hand and the menu (the oldest moves go)."""
+    for width, height in ((80, 24), (60, 16)):
+        code, out, _ = run(["play", "pigugnin", "--seat", "3", "--seed", "1", "--flag", "num_players=5",
+                            "--flag", "episode=hand"], scripted([]), height=height, width=width)
+        assert code == 0
+        screens = out.split("Pigugnìn · you are player_3")[1:]
+        assert len(screens) > 5
+        for screen in screens[:-1]:
+            lines = screen.splitlines()
+            assert len(lines) <= height - 1, screen  # the prompt takes the last line
+            assert all(len(line) < width for line in lines)
+            assert lines[1].lstrip().startswith("seat") and any(line.startswith("your hand: ") for line in lines)
+            assert any(line.startswith("moves: ") for line in lines)
 
 
 def test_play_by_action_name_and_quit(tmp_path):
     code, out, _ = run(["play", "briscola5", "--seed", "2", "--flag", "forfeit_enabled=False", "--seat", "1"],
                        ["pass", "q"])
-    assert code == 0 and "you: pass" in out and "stopped before the end" in out
+    assert code == 0 and "you pass" in out and "stopped before the end" in out
 
 
 def test_play_bad_options_exit_2(capsys):
@@ -64,7 +163,7 @@ def test_play_bad_options_exit_2(capsys):
 
 def test_replay_steps_forward_and_back(tmp_path):
     path = tmp_path / "g.json"
-    run(["play", "picchetto", "--seed", "1", "--flag", "episode=hand", "--save", str(path)], ["1"] * 500)
+    run(["play", "picchetto", "--seed", "1", "--flag", "episode=hand", "--save", str(path)], scripted([]))
     rec = load_records(path)[0]
     moves = sum(len(h["moves"]) for h in rec["hands"])
     code, out, asked = run(["replay", str(path)], ["", "n", "b", "5", "what", "999", "", "q"])
@@ -73,20 +172,37 @@ def test_replay_steps_forward_and_back(tmp_path):
     assert positions == [f"position {i}/{moves}" for i in (0, 1, 2, 1, 5, 5, moves, moves)]
     assert "'what': use Enter/n, b, a number or q" in out and "the end of the record" in out
     assert "player_1: " in out  # every hand is shown for a full record
+    # the last position says how the hand went, and its table is the summary's
+    end = out.split(f"position {moves}/{moves}")[-1]
+    assert "declarations:" in end and "return" in end
 
 
 def test_replay_a_seat_and_a_redacted_record_and_jsonl(tmp_path):
     path = tmp_path / "g.json"
-    run(["play", "briscola5", "--seed", "3", "--save", str(path)], ["1"] * 500)
+    run(["play", "briscola5", "--seed", "3", "--save", str(path)], scripted([]))
     rec = load_records(path)[0]
     code, out, _ = run(["replay", str(path), "--seat", "2"], ["q"])
     assert code == 0 and "as player_2 saw it" in out
+    # the person sat at seat 0: the record says so, whoever's view is replayed
+    assert "player_0 human" in out and "player_2 heuristic" in out and "(you)" not in out
     red = tmp_path / "r.jsonl"
     red.write_text(json.dumps(redact(rec, 0)) + "\n" + json.dumps(rec) + "\n")
     code, out, _ = run(["replay", str(red)], ["q"])
     assert code == 0 and "as player_0 saw it" in out
     code, out, _ = run(["replay", str(red), "--index", "1"], ["q"])
     assert code == 0 and "every seat's cards shown" in out
+
+
+def test_replay_says_whether_the_contract_was_made(tmp_path):
+    path = tmp_path / "g.json"
+    run(["play", "briscola5", "--seed", "7", "--save", str(path)], scripted(["61"]))
+    rec = load_records(path)[0]
+    made = rec["hands"][-1]["result"]["caller_team_won"]
+    code, out, _ = run(["replay", str(path), "--seat", "2"], ["999", "q"])
+    end = out.rsplit("position ", 1)[-1]  # the last screen: 999 jumps to the end
+    assert code == 0 and ("contract made" if made else "contract lost") in end
+    points = rec["hands"][-1]["result"]["caller_team_points"]
+    assert f"took {points} of 120 card points" in end
 
 
 def test_replay_errors(tmp_path, capsys):
@@ -108,9 +224,25 @@ def test_eval_and_train_forward(tmp_path):
     assert main(["eval", "--game", "nope", "--players", "random"]) == 2
 
 
-def test_the_console_script_is_installed():
+def test_help_lists_every_command():
     out = subprocess.run([sys.executable, "-m", "play.cli", "--help"], capture_output=True, text=True, check=True).stdout
-    assert "play" in out and "replay" in out and "serve" in out
+    listed = re.search(r"\{([a-z,]+)\}", out).group(1).split(",")
+    assert listed == ["play", "replay", "serve", "eval", "train"]
+    for command in listed:
+        assert re.search(rf"^\s+{command}\s+\S", out, re.M), f"{command} has no help line"
+
+
+@pytest.mark.parametrize("command,argv,extra,missing", [
+    ("play", ["play", "briscola5"], "play", "rich"), ("replay", ["replay", "x.json"], "play", "rich"),
+    ("serve", ["serve"], "play", "uvicorn"), ("train", ["train", "--config", "x.yaml"], "train", "torch"),
+])
+def test_a_missing_extra_is_one_line_and_exit_2_before_any_work(command, argv, extra, missing):
+    """As after `pip install -e .` alone: the module cannot be found (``sys.modules[name] = None``)."""
+    code = (f"import sys; sys.modules[{missing!r}] = None\n"
+            f"from play.cli import main\nsys.exit(main({argv!r}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"error: mazzo {command} needs the '{extra}' extra (missing: {missing}): pip install 'mazzo[{extra}]'\n"
 
 
 def test_a_trained_bots_probabilities_are_kept_in_the_record():
