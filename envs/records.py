@@ -57,7 +57,6 @@ This module imports neither torch nor a web stack.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -633,12 +632,9 @@ def replay(record: Mapping[str, Any]) -> Any:
 # -- what a seat may see -----------------------------------------------------------------------------
 
 
-def public_move(move: Mapping[str, Any], seat: int | None, game: Any = None) -> dict[str, Any]:
-    """A move as `seat` sees it: a move the engine hides (`hidden_move_name`: another seat's
-    discard in Picchetto) shows only its public name, with no id.
-
-    `game` is the engine (`env.game`); without it the move counts as hidden when some
-    registered game hides the action of that id and that name."""
+def public_move(move: Mapping[str, Any], seat: int | None, game: Any) -> dict[str, Any]:
+    """A move as `seat` sees it: a move the engine `game` hides (`hidden_move_name`: another seat's
+    discard in Picchetto) shows only its public name, with no id."""
     if seat is None or move["seat"] == seat or (hidden := _hidden_name(move, game)) is None:
         out = {k: move[k] for k in ("seat", "id", "name") if k in move}
         if "note" in move and (seat is None or move["seat"] == seat):
@@ -652,25 +648,7 @@ def _hidden_name(move: Mapping[str, Any], game: Any) -> str | None:
     action = move.get("id")
     if not isinstance(action, int) or isinstance(action, bool):
         return None
-    if game is None:
-        return _registered_hidden_moves().get((action, move.get("name")))
     return game.hidden_move_name(action) if 0 <= action < game.num_actions else None
-
-
-@functools.cache
-def _registered_hidden_moves() -> dict[tuple[int, str], str]:
-    """(id, name) -> hidden name of every move some registered game hides (neither depends on the flags)."""
-    from envs.registry import GAMES
-
-    out = {}
-    for spec in GAMES.values():
-        engine = spec.engine_class()()
-        names = move_names(engine)
-        for a in range(engine.num_actions):
-            hidden = engine.hidden_move_name(a)
-            if hidden is not None:
-                out[(a, names[a])] = hidden
-    return out
 
 
 def _codes(game: Any, mask: int) -> list[str]:

@@ -166,7 +166,7 @@ class Session:
         move.update(self.tricks.add(move))
         self.log.append(move)
         tags = {k: move[k] for k in ("hand_no", "trick", "won_by")}
-        self.public.append({**records.public_move(move, self.seat), **tags})
+        self.public.append({**records.public_move(move, self.seat, self.env.game), **tags})
         ended = list(range(hand_no, env.state_.hand_no))  # a new deal ends the hands before it
         if self.over and env.state_.hand_no not in ended:
             ended.append(env.state_.hand_no)
