@@ -119,16 +119,17 @@ def collect_batched(game: str, teacher: str, flags: dict[str, Any], episodes: in
 
 
 def fit(forward: Callable[[Any], tuple[Any, Any]], params: list[Any], demos: Demonstrations, *, epochs: int,
-        lr: float, batches: Callable[[int], Iterator[Any]]) -> dict[str, float]:
+        lr: float, batches: Callable[[int], Iterator[Any]], fused: bool = False) -> dict[str, float]:
     """Minibatch Adam on ``cross_entropy(masked logits, action) + 0.5 * mse(value, return)``, gradients clipped to
     norm 1. ``forward(x) -> (logits, values)``; ``batches(n)``: one epoch's minibatches of indices into the
     ``n`` decisions. Returns the last epoch's ``accuracy`` (the argmax of the masked logits is the teacher's
-    action), ``policy_loss``, ``value_loss`` and ``samples``."""
+    action), ``policy_loss``, ``value_loss`` and ``samples``. ``fused``: torch's fused Adam kernel, whose square
+    root is the CPU's own (the default path takes it from MKL's vector math, which differs by CPU model)."""
     import torch
 
     from agents.checkpoint import HUGE_NEG
 
-    opt = torch.optim.Adam(params, lr=lr)
+    opt = torch.optim.Adam(params, lr=lr, fused=fused)
     obs, mask = torch.as_tensor(demos.obs), torch.as_tensor(demos.masks)
     act, ret = torch.as_tensor(demos.actions), torch.as_tensor(demos.returns)
     n = len(act)
@@ -179,12 +180,12 @@ def pretrain(policy: Any, demos: Demonstrations, *, epochs: int, batch_size: int
 def pretrain_actor_critic(actor: Any, critic: Any, demos: Demonstrations, *, epochs: int, lr: float, seed: int,
                           batch_size: int = 512) -> dict[str, float]:
     """``fit`` the plain actor (``logits = actor(x)``) and critic (``critic(x)[:, 0]``) together (minibatches in a
-    torch permutation seeded by ``seed``)."""
+    torch permutation seeded by ``seed``), with the fused Adam of the batched trainer (the same on every x86 CPU)."""
     import torch
 
     gen = torch.Generator().manual_seed(seed)
     return fit(lambda x: (actor(x), critic(x)[:, 0]), [*actor.parameters(), *critic.parameters()], demos,
-               epochs=epochs, lr=lr, batches=lambda n: torch.randperm(n, generator=gen).split(batch_size))
+               epochs=epochs, lr=lr, batches=lambda n: torch.randperm(n, generator=gen).split(batch_size), fused=True)
 
 
 def record(run_dir: Path, teacher: str, episodes: int, started: float, stats: dict[str, float]) -> dict[str, Any]:

@@ -213,7 +213,8 @@ class BatchedPPO:
                 # path on -1e8 is 50x slower
                 entropy = -(torch.softmax(logits, -1) * logp_all).sum(-1).mean()
                 logratio = newlogp - rows(logp_t, 0, mb)
-                ratio = logratio.exp()
+                # not exp(): MKL's vector exp picks its code by CPU model (another run on another CPU); expm1 is ATen's
+                ratio = torch.expm1(logratio) + 1
                 mb_adv = rows(adv_t, 0, mb)
                 if args.norm_adv and len(mb) > 1:
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
