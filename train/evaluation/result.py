@@ -218,10 +218,10 @@ class EvalResult:
                 "entries": [self.labels[i] for i in field]}
 
     def zero_sum(self) -> bool:
-        """Whether the rewards of every deal sum to 0 over the line-up (a zero-sum game; checked on the
-        data, exact for games that are: every episode's rewards sum to 0)."""
-        total = self.deal_counts[:, :, self._ix["reward"]].sum(axis=1)
-        return bool(np.allclose(total, 0.0, rtol=0.0, atol=1e-9))
+        """Whether the game is zero-sum (``GameSpec.zero_sum``: every deal's rewards sum to 0)."""
+        from envs.registry import game_spec
+
+        return game_spec(self.game).zero_sum
 
     def margin_numerator(self) -> np.ndarray | None:
         """Per deal: the player's reward minus what the field scores in its seats (module docstring)."""
