@@ -1,9 +1,11 @@
 """The trainers' numbers are pinned: a small SB3 run and a small batched run give the committed values, row for row.
 
 ``data/same_numbers.json`` holds, per run, ``metrics.csv`` (wall time and fps aside), ``eval.csv``, the final
-evaluation's rows and best step, the warm start's figures and a digest of the last checkpoint's weights. They
-were written by the code before the trainers became ``train/<trainer>/`` folders (commit c48a1d1, with its
-``python -m train.ppo``), so a refactor that changes a number fails here. Floats depend on torch, NumPy and the
+evaluation's rows and best step, the warm start's figures and a digest of the last checkpoint's weights. The
+SB3 run's were written by the code before the trainers became ``train/<trainer>/`` folders (commit c48a1d1, with
+its ``python -m train.ppo``); the batched run's were rewritten when its numerics became the same on every x86
+CPU (PPO's ratio by ``expm1``, the warm start's Adam fused), the one change meant to change them. A refactor
+that changes a number fails here. Floats depend on torch, NumPy and the
 CPU's kernels: the runs pin the numerics (``train.runs.PINNED_ENV``) and the test is skipped, saying why, where
 the versions or the CPU capability differ from the recorded ones. To record new values after a change that is
 meant to change the numbers (say so in the commit):
