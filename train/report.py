@@ -164,8 +164,13 @@ def _wall_time(timing: dict[str, Any] | None, last: dict[str, Any]) -> str:
 def _numerics_line(n: dict[str, Any] | None) -> list[str]:
     if not n:
         return []
-    pinned = ("pinned: reproduces bit for bit with the same versions on any x86-64 CPU with AVX2" if n.get("pinned")
-              else "not pinned: reproduces on this machine")
+    if not n.get("pinned"):
+        pinned = "not pinned: reproduces on this machine"
+    elif n.get("mode") == "portable":
+        pinned = "pinned, portable: reproduces bit for bit with the same versions on any x86-64 CPU with AVX2"
+    else:  # "fast" (and runs recorded before the modes existed)
+        pinned = ("pinned, fast: reproduces bit for bit with the same versions on the same CPU model; another model "
+                  "may differ in the last bits (MKL picks its kernels by CPU), and sampling turns that into another run")
     return [f"* numerics: torch {n['torch']}, {n['threads']} thread(s), ATen {n['cpu_capability']}, "
             f"MKL_CBWR={n.get('mkl_cbwr')} ({pinned}); {n.get('machine', '')}"]
 

@@ -29,7 +29,7 @@ import yaml
 from envs.core.errors import ConfigError
 from train.config import to_dict
 
-__all__ = ["METRIC_KEYS", "PINNED_ENV", "append_csv", "new_run_dir", "start_run", "pin_numerics", "numerics",
+__all__ = ["METRIC_KEYS", "NUMERICS", "PINNED_ENV", "pinned_env", "append_csv", "new_run_dir", "start_run", "pin_numerics", "numerics",
            "seed_everything", "timing", "finish_run", "run_time"]
 
 METRIC_KEYS = ("loss", "policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction",
@@ -73,19 +73,35 @@ def start_run(args: Any, run_dir: Path) -> dict[str, Any]:
     return config
 
 
-#: Numerics pinned for runs that reproduce bit for bit (README, "Reproducibility"). Set before torch
-#: loads (``pin_numerics``); a variable already set by the user is kept, and the run records what was used.
-#: One thread (a float sum's order depends on how the work is split), and the AVX2 code paths of MKL
-#: (its strict conditional numerical reproducibility mode: also independent of memory alignment) and of
-#: ATen's vectorised kernels: without them each library picks kernels for the CPU it runs on (AVX-512,
-#: AMX ...), whose float results differ in the last bits; PPO's action sampling turns that into a
-#: different run once a sampled action flips (in the default Briscola run: in its last rollouts).
-PINNED_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MKL_CBWR": "AVX2,STRICT", "ATEN_CPU_CAPABILITY": "avx2"}
+#: Numerics pinned before torch loads (``pin_numerics``; a variable already set by the user is kept, and the run
+#: records what was used): one thread (a float sum's order depends on how the work is split), ATen's AVX2 kernels,
+#: and one of two MKL code paths (``MKL_CBWR``), by the trainer's ``numerics`` key:
+#:
+#: | mode | MKL_CBWR | reproduces bit for bit (same versions) | cost |
+#: |---|---|---|---|
+#: | ``portable`` | ``COMPATIBLE`` | on any x86-64 CPU | MKL's generic kernels: the batched trainer's whole run takes ~1.5x the CPU |
+#: | ``fast`` | ``AVX2,STRICT`` | on the same CPU model | none |
+#:
+#: Why: MKL picks its matrix kernels (and its vector math: exp, log, sqrt) by CPU vendor and model even under
+#: ``AVX2,STRICT``: an AMD EPYC and an (emulated) Intel Haswell give other last bits for most ``linear`` shapes,
+#: the orthogonal init's QR and ``torch.exp``; under ``COMPATIBLE`` they agree. PPO's sampling turns a last bit into
+#: another run within a few rollouts. (The batched trainer also avoids MKL's vector sqrt and exp, which stay
+#: vendor-specific even under ``COMPATIBLE``: fused Adam, ``expm1``.)
+NUMERICS = {"portable": "COMPATIBLE", "fast": "AVX2,STRICT"}
 
 
-def pin_numerics() -> None:
-    """Set ``PINNED_ENV`` (unless set already); effective only if torch is not loaded yet."""
-    for key, value in PINNED_ENV.items():
+def pinned_env(mode: str = "fast") -> dict[str, str]:
+    """The environment variables pinned for numerics ``mode`` (``NUMERICS``)."""
+    return {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MKL_CBWR": NUMERICS[mode], "ATEN_CPU_CAPABILITY": "avx2"}
+
+
+#: the ``fast`` pins (what the SB3 and RLlib trainers use)
+PINNED_ENV = pinned_env("fast")
+
+
+def pin_numerics(mode: str = "fast") -> None:
+    """Set ``pinned_env(mode)`` (unless set already); effective only if torch is not loaded yet."""
+    for key, value in pinned_env(mode).items():
         os.environ.setdefault(key, value)
 
 
@@ -102,7 +118,21 @@ def numerics(torch: Any) -> dict[str, Any]:
             "cpu_capability": torch.backends.cpu.get_cpu_capability(),
             **{k.lower(): os.environ.get(k) for k in PINNED_ENV}, "numpy": np.__version__,
             "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__,
+            **_numba_versions(),
             "python": platform.python_version(), "machine": f"{platform.system()} {platform.machine()}, {cpu}"}
+
+
+def _numba_versions() -> dict[str, str | None]:
+    """numba's and llvmlite's versions (they compile the engines and the heuristics' kernels), or None."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {}
+    for name in ("numba", "llvmlite"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
 
 
 def _read_text(path: str) -> str:
@@ -112,10 +142,11 @@ def _read_text(path: str) -> str:
         return ""
 
 
-def seed_everything(seed: int, threads: int, preloaded: bool, who: str) -> dict[str, Any]:
+def seed_everything(seed: int, threads: int, preloaded: bool, who: str, mode: str = "fast") -> dict[str, Any]:
     """The only place global generators are seeded (Python, NumPy, torch: the networks' initial weights); one
-    thread count, deterministic algorithms. Returns the run's numerics (``numerics``, ``pinned``: whether the
-    pins came before torch loaded; ``preloaded``: torch was loaded before ``who`` started)."""
+    thread count, deterministic algorithms. Returns the run's numerics (``numerics``; ``mode``: ``portable`` or
+    ``fast``; ``pinned``: whether ``pinned_env(mode)`` was in force before torch loaded; ``preloaded``: torch was
+    loaded before ``who`` started)."""
     import torch
 
     random.seed(seed)
@@ -123,9 +154,11 @@ def seed_everything(seed: int, threads: int, preloaded: bool, who: str) -> dict[
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True, warn_only=True)  # free on CPU: warns if an op has no such mode
-    info = {**numerics(torch), "pinned": not preloaded and all(os.environ.get(k) == v for k, v in PINNED_ENV.items())}
+    pins = pinned_env(mode)
+    info = {**numerics(torch), "mode": mode,
+            "pinned": not preloaded and all(os.environ.get(k) == v for k, v in pins.items())}
     if not info["pinned"]:
-        print(f"note: numerics not pinned (torch loaded before {who}, or {', '.join(PINNED_ENV)} set otherwise): "
+        print(f"note: numerics not pinned (torch loaded before {who}, or {', '.join(pins)} set otherwise): "
               "this run reproduces on this machine, not necessarily bit for bit on another CPU", flush=True)
     return info
 

@@ -9,6 +9,7 @@ from typing import Any
 from agents.rows import make_opponent, opponent_specs
 from envs.core.errors import ConfigError
 from train.args import PPOArgs, check_activation, check_agents, check_ints, check_ppo, check_ranges
+from train.runs import NUMERICS
 
 __all__ = ["Args", "check_args", "SEAT_MODES", "SAMPLING"]
 
@@ -64,6 +65,8 @@ class Args(PPOArgs):
     """continue a batched run from its checkpoint: runs/<run>/last.mazzo.zip (the training state is read from last_state.zip beside it; JSON and arrays, never a pickle). A new run folder is made beside it"""
     sampling: str = "gumbel"
     """how sampled actions are drawn: 'gumbel' (Gumbel-max) or 'inverse_cdf' (faster; another run for the same seed)"""
+    numerics: str = "portable"
+    """'portable': MKL's compatible kernels, the same run on any x86-64 CPU (~1.5x the CPU time); 'fast': MKL's AVX2 kernels, the same run on the same CPU model only (train/runs.py NUMERICS)"""
     stack_first_layers: bool = False
     """run the actor's and the critic's first layers as one matrix product (faster; other rounding, another run)"""
     progress: bool = True
@@ -72,6 +75,8 @@ class Args(PPOArgs):
 
 def check_args(args: Args) -> dict[str, Any]:
     """Validate everything before training; returns the checkpoint metadata of this setup."""
+    if args.numerics not in NUMERICS:
+        raise ConfigError(f"invalid value {args.numerics!r} for 'numerics'; allowed: {', '.join(map(repr, NUMERICS))}")
     if args.sampling not in SAMPLING:
         raise ConfigError(f"invalid value {args.sampling!r} for 'sampling'; allowed: 'gumbel', 'inverse_cdf'")
     _, _, meta = check_ppo(args, seats=SEAT_MODES)

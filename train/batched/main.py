@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.batched") -
     resumed = check_resume(args) if args.resume else None  # before anything is built: clear errors first
     meta = check_args(args)
     preloaded = "torch" in sys.modules  # then the pins below may come too late (a notebook, a test)
-    pin_numerics()
+    pin_numerics(args.numerics)
     from torch.utils.tensorboard import SummaryWriter  # heavy imports only after the config is known to be good
 
     if resumed:
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.batched") -
         run_dir = new_run_dir(Path(args.runs_dir), args)
     meta = {**meta, "run_name": run_dir.name, "config": start_run(args, run_dir)}
     seeds = np.random.SeedSequence(args.seed).generate_state(6)  # the trainer derives its generators from them
-    platform_info = seed_everything(args.seed, args.torch_threads, preloaded, "train.batched")
+    platform_info = seed_everything(args.seed, args.torch_threads, preloaded, "train.batched", args.numerics)
     trainer = BatchedPPO(args, seeds)
     run = BatchedRun(args, run_dir, meta, trainer, SummaryWriter(str(run_dir / "tb")),
                      resumed[1]["loop"] if resumed else None)
