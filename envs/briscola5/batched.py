@@ -34,6 +34,15 @@ bit `c` for card `c`; -1 where a seat or card does not exist yet):
 | `dealt` | `H` | `(B, 5)` | cards each seat was dealt in this hand |
 | `perm` | int8 | `(B, 40)` | the shuffle of this hand: position k went to seat (dealer + 1 + k) % 5 |
 
+The privileged vector (`privileged(seats)`, for a critic in training only; the reference is
+`envs/briscola5/privileged.py`), seat-relative, float32 `(160,)`:
+
+| slice | meaning |
+|---|---|
+| `[40 (k - 1), 40 k)`, k = 1..4 | the current hand of seat `(seat + k) % 5`: 1.0 per card id held |
+
+Nothing else is hidden (no talon; the partner is the holder of the called card).
+
 The seat to act is the base's `current_player`. The observation facts that only the buffer
 needs (bids, who played which card in which trick) live in `buf` alone, written by the same
 incremental rules as `Briscola5Observer.update`; a hand is rebuilt like `Briscola5Observer.reset`.
@@ -97,7 +106,8 @@ from envs.briscola5.observation import (
     O_TRUMP,
     Briscola5Observer,
 )
-from envs.core.vector import Shared, VectorEnv, gather_one, rand_below
+from envs.briscola5.privileged import PRIVILEGED_SIZE
+from envs.core.vector import Shared, VectorEnv, gather_one, rand_below, write_cards
 
 __all__ = ["Briscola5VectorEnv"]
 
@@ -519,6 +529,15 @@ def _step_kernel(actions, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask, rewards
         gather_one(i, cur[i], buf, obs, runs, nruns, dst, src, nidx)  # while buf[i] is in cache
 
 
+@_jit(nogil=True)
+def _privileged_kernel(seats, H, out):
+    """The other four hands, seat-relative (envs/briscola5/privileged.py)."""
+    for i in range(out.shape[0]):
+        s = seats[i]
+        for k in range(1, N):
+            write_cards(out, i, NUM_CARDS * (k - 1), H[i, H_HANDS, (s + k) % N], NUM_CARDS)
+
+
 # -- the engine -----------------------------------------------------------------------------
 
 
@@ -529,6 +548,7 @@ class Briscola5VectorEnv(VectorEnv):
     observer_class = Briscola5Observer
     unsupported: dict[str, str] = {}
     obs_in_step = True
+    privileged_size = PRIVILEGED_SIZE
 
     def _allocate(self, num_envs: int) -> dict[str, np.ndarray]:
         self._cfg = _config(self.flags)
@@ -574,3 +594,6 @@ class Briscola5VectorEnv(VectorEnv):
             Shared(self._fcfg), self.buf, self.current_player, self.mask, self.rewards, self.terminated, self.truncated,
             self.obs, *map(Shared, self.gather_tables),
         )
+
+    def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
+        _privileged_kernel(seats, self._H, out)

@@ -13,6 +13,7 @@ The public entry is `envs.<game>_v0.vector_env(num_envs, **flags)`:
 | `step(actions)` | `(obs, mask, rewards, terminated, truncated, info)` | `actions`: int `(num_envs,)`, the action of the seat to act in each game |
 | `current_player` | int64 `(num_envs,)` | the absolute seat to act in each game |
 | `observe(seats)` | float32 `(num_envs, obs_size)` | any seat's observation per game (an int or one seat per game) |
+| `privileged(seats, out=None)` | float32 `(num_envs, privileged_size)` | what seat `seats[i]` cannot see in game `i`, seat-relative: for a critic in training, never for a player (layout below) |
 | `get_state(i)` / `set_state(i, state)` | dict of arrays / None | copy one game out or in (search agents clone states) |
 
 Arrays:
@@ -23,6 +24,15 @@ Arrays:
 | `mask` | int8 `(num_envs, num_actions)` | that seat's action mask |
 | `rewards` | float32 `(num_envs, num_players)` | what each absolute seat received in this step; over an episode they sum to the AEC return |
 | `terminated`, `truncated` | bool `(num_envs,)` | the game ended in this step |
+
+The privileged vector (`privileged_size` floats per game; the table of each game is in its
+`envs/<game>/privileged.py`, which also holds `privileged(game, state, seat)`, the pure-Python
+reference on an AEC engine state):
+
+| slice | meaning |
+|---|---|
+| `[D (k - 1), D k)`, k = 1 .. n - 1 | the current hand of seat `(seat + k) % n`: 1.0 per card id held (D: the deck size, 40 or 32) |
+| `[D (n - 1), privileged_size)` | the game's other hidden state: Picchetto the opponent's discards, the undrawn talon and its order; nothing in Briscola and Pigugnìn |
 
 A finished game is dealt again at once from its own seeded stream: the step that ends it
 carries its final rewards, and the `obs` and `mask` it returns are the first of the next game.
@@ -46,7 +56,7 @@ from envs.core.game import CardGame, Observer
 
 __all__ = [
     "VectorEnv", "Shared", "first_illegal", "gather_obs", "gather_one", "gather_seats", "gather_tables", "rand_below",
-    "seed_streams",
+    "seed_streams", "write_cards",
 ]
 
 
@@ -142,6 +152,13 @@ def gather_seats(buf, seats, obs, runs, nruns, dst, src, nidx) -> None:
         gather_one(i, seats[i], buf, obs, runs, nruns, dst, src, nidx)
 
 
+@nb.njit(cache=True, nogil=True, inline="always", _nrt=False)
+def write_cards(out, i, offset, cards, num_cards) -> None:
+    """`out[i, offset + c]` = 1.0 if bit `c` of the card set `cards` is set, else 0.0, for `c < num_cards`."""
+    for c in range(num_cards):
+        out[i, offset + c] = np.float32((cards >> c) & 1)
+
+
 @nb.njit(cache=True)
 def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
     """The first game whose action is out of range or not set in its mask row, or -1."""
@@ -190,7 +207,9 @@ class VectorEnv:
     * `_load(i, state)`: copy an AEC engine state (made by `game.new_state`) into game `i`;
     * `_step(actions)`: apply one action per game (legal: checked here), write `buf`, `rewards`,
       `terminated`, `truncated`, `current_player`, `mask` (and `obs` when `obs_in_step`), and
-      re-deal finished games.
+      re-deal finished games;
+    * `_privileged(seats, out)`: write the privileged vector of `seats[i]` in game `i` into `out[i]`
+      (`privileged_size` floats, the layout of `envs/<game>/privileged.py`).
     """
 
     game_class: type[CardGame]
@@ -200,6 +219,8 @@ class VectorEnv:
     obs_in_step: bool = False
     #: flags whose non-default values the engine cannot play: {flag: why}
     unsupported: dict[str, str] = {}
+    #: floats per game of `privileged()` (the layout: `envs/<game>/privileged.py`)
+    privileged_size: int = 0
 
     def __init__(self, num_envs: int, threads: int = 1, **flags: Any):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -246,6 +267,9 @@ class VectorEnv:
         raise NotImplementedError
 
     def _step(self, actions: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
         raise NotImplementedError
 
     # -- API ----------------------------------------------------------------------------
@@ -343,13 +367,40 @@ class VectorEnv:
             )
         return acts
 
-    def observe(self, seats: Any) -> np.ndarray:
-        """The observation of `seats` (one int for every game, or one seat per game)."""
-        seat = np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.num_envs,))
+    def _seats(self, seats: Any) -> np.ndarray:
+        """`seats` (one int for every game, or one per game) as a contiguous int64 `(num_envs,)` array, checked."""
+        arr = np.asarray(seats)
+        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer) or arr.shape not in ((), (self.num_envs,)):
+            raise ConfigError(f"{self.game.name}: seats must be an int or {self.num_envs} ints (one per game); "
+                              f"got {seats!r}")
+        seat = np.ascontiguousarray(np.broadcast_to(arr.astype(np.int64), (self.num_envs,)))
         if ((seat < 0) | (seat >= self.num_players)).any():
             raise ConfigError(f"{self.game.name}: seats must be 0..{self.num_players - 1}; got {seats!r}")
+        return seat
+
+    def observe(self, seats: Any) -> np.ndarray:
+        """The observation of `seats` (one int for every game, or one seat per game)."""
         out = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
-        gather_seats(self.buf, np.ascontiguousarray(seat), out, *self.gather_tables)
+        gather_seats(self.buf, self._seats(seats), out, *self.gather_tables)
+        return out
+
+    def privileged(self, seats: Any, out: np.ndarray | None = None) -> np.ndarray:
+        """What seat `seats[i]` cannot see in game `i` (one int for every game, or one seat per game), seat-relative:
+        float32 `(num_envs, privileged_size)`, the layout of `envs/<game>/privileged.py` (module docstring).
+
+        For a critic in training (an oracle value function), never for a player: a policy that reads it cheats.
+        `out`, if given, is a C-contiguous float32 array of that shape, filled and returned (no allocation).
+        """
+        seat = self._seats(seats)
+        shape = (self.num_envs, self.privileged_size)
+        if out is None:
+            out = np.empty(shape, dtype=np.float32)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == shape
+                  and out.flags.c_contiguous and out.flags.writeable):
+            got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
+            raise ConfigError(f"{self.game.name}: privileged(out=...) must be a writable C-contiguous float32 array of "
+                              f"shape {shape}; got {got}")
+        self._privileged(seat, out)
         return out
 
     def get_state(self, i: int) -> dict[str, np.ndarray]:

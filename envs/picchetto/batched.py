@@ -24,6 +24,16 @@ progress, paid with its first step (as `CardGameEnv` does):
 | `HAND_NO`, `DEALS` | hands dealt in the episode; deals drawn from the stream since the game was (re)seeded |
 | `PEND_WIN`, `PEND_HAND` | inside a step only: a game won by that seat (-1 none), the next hand to deal |
 
+The privileged vector (`privileged(seats)`, for a critic in training only; the reference is
+`envs/picchetto/privileged.py`), seat-relative (the opponent is `1 - seat`), float32 `(128,)`:
+
+| slice | meaning |
+|---|---|
+| `[0, 32)` | the opponent's current hand: 1.0 per card id held |
+| `[32, 64)` | the opponent's discards this hand |
+| `[64, 96)` | the talon cards not drawn yet (`T[k]` for `k >= ` the cards both players drew), whatever `allow_peek` or `reveal_leftover_talon` show of them |
+| `[96, 128)` | their talon position: `(k + 1) / 8` for `T[k]` |
+
 Randomness: `rand_below` on game `i`'s xorshift stream (`envs.core.vector`). A deal draws the
 first dealer with `rand_below(2)` (only for a fresh episode with `first_dealer="random"`),
 then shuffles `perm = 0..31` by Fisher-Yates (`for k = 31..1: swap perm[k], perm[rand_below(k + 1)]`)
@@ -49,11 +59,12 @@ import numba as nb
 import numpy as np
 
 from envs.core.errors import DealError
-from envs.core.vector import Shared, VectorEnv, rand_below, seed_streams
+from envs.core.vector import Shared, VectorEnv, rand_below, seed_streams, write_cards
 from envs.picchetto import game as _g
 from envs.picchetto import observation as _o
 from envs.picchetto.game import PicchettoGame
 from envs.picchetto.observation import PicchettoObserver
+from envs.picchetto.privileged import OFF_DISCARDS, OFF_TALON, OFF_TALON_ORDER, PRIVILEGED_SIZE
 
 __all__ = ["PicchettoVectorEnv", "random_legal_actions"]
 
@@ -839,6 +850,26 @@ def random_legal_actions(mask, rng, out):
     return out
 
 
+@nb.njit(cache=True, nogil=True)
+def _privileged_kernel(seats, st, out):
+    """The opponent's hand and discards, the undrawn talon and its order (envs/picchetto/privileged.py)."""
+    for i in range(out.shape[0]):
+        o = 1 - seats[i]
+        write_cards(out, i, 0, st[i, HANDS + o], 32)
+        write_cards(out, i, OFF_DISCARDS, st[i, DISC + o], 32)
+        for j in range(OFF_TALON, OFF_TALON_ORDER + 32):
+            out[i, j] = 0.0
+        drawn = st[i, DRAWN] | st[i, DRAWN + 1]  # disjoint sets: the count is the talon position reached
+        k = 0
+        while drawn:
+            drawn &= drawn - 1
+            k += 1
+        for j in range(k, TALON_SIZE):
+            c = st[i, TALON + j]
+            out[i, OFF_TALON + c] = 1.0
+            out[i, OFF_TALON_ORDER + c] = (j + 1) / TALON_SIZE
+
+
 # =============================================================================================
 # the environment
 # =============================================================================================
@@ -850,6 +881,7 @@ class PicchettoVectorEnv(VectorEnv):
     game_class = PicchettoGame
     observer_class = PicchettoObserver
     unsupported: dict[str, str] = {}
+    privileged_size = PRIVILEGED_SIZE
 
     def _allocate(self, num_envs: int) -> dict[str, np.ndarray]:
         f = self.flags
@@ -927,6 +959,9 @@ class PicchettoVectorEnv(VectorEnv):
         pend[:] = state.rew if state.rew is not None else (0.0, 0.0)
         self.current_player[i] = state.to_act
         _write_mask(self.mask, self.state["st"], i, self._cfg)
+
+    def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
+        _privileged_kernel(seats, self.state["st"], out)
 
     def _step(self, actions: np.ndarray) -> None:
         self._run(_step_kernel, actions, self.state["st"], self.state["pend"], self.buf, self.mask, self.rewards,

@@ -30,6 +30,15 @@ take (a numba call checks each argument's type: two arrays instead of sixteen ma
 | `outcome` | int8 (B, N) | result of the last finished episode per seat: -1 none, else an index of `OUTCOMES` |
 | `order` | int8 (B, 40) | the last deal: card `order[k]` went to seat `(deal_dealer + 1 + k) % N` |
 
+The privileged vector (`privileged(seats)`, for a critic in training only; the reference is
+`envs/pigugnin/privileged.py`), seat-relative, float32 `(40 * (N - 1),)`:
+
+| slice | meaning |
+|---|---|
+| `[40 (k - 1), 40 k)`, k = 1..N-1 | the current hand of seat `(seat + k) % N`: 1.0 per card id held |
+
+Nothing else is hidden (all 40 cards are dealt; plays and captures are public).
+
 A deal loaded through `reset(options=...)` (built by the AEC engine) sets `order` to an order
 that deals the same hands from `deal_dealer = dealer`.
 
@@ -47,11 +56,12 @@ import numpy as np
 
 from envs.core.cards import ITALIAN
 from envs.core.errors import ConfigError, DealError
-from envs.core.vector import Shared, VectorEnv, rand_below
+from envs.core.vector import Shared, VectorEnv, rand_below, write_cards
 from envs.pigugnin import game as _game
 from envs.pigugnin import observation as _observation
 from envs.pigugnin.game import PigugninGame
 from envs.pigugnin.observation import PigugninObserver
+from envs.pigugnin.privileged import privileged_size
 
 __all__ = ["PigugninVectorEnv", "OUTCOMES", "REASONS"]
 
@@ -514,6 +524,16 @@ def _deal_all(indices, cfg, fcfg, tables, g8, g64, buf, rng, current_player, mas
         _write_mask(i, cfg, tables, g8, g64, mask, current_player)
 
 
+@nb.njit(cache=True, nogil=True)
+def _privileged_kernel(seats, g64, out):
+    """The other seats' hands, seat-relative (envs/pigugnin/privileged.py); `hands` are g64's first N columns."""
+    n = out.shape[1] // 40 + 1
+    for i in range(out.shape[0]):
+        s = seats[i]
+        for k in range(1, n):
+            write_cards(out, i, 40 * (k - 1), g64[i, (s + k) % n], 40)
+
+
 # -- the env ----------------------------------------------------------------------------------------
 
 
@@ -526,6 +546,7 @@ class PigugninVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int, **flags: Any):
         super().__init__(num_envs, **flags)
+        self.privileged_size = privileged_size(self.num_players)
         f = self.flags
         game = self.game
         table = game.outcome_reward  # win, draw, lose, annulled (annulled defaults to draw)
@@ -592,6 +613,9 @@ class PigugninVectorEnv(VectorEnv):
             _step_all, actions, Shared(self._cfg), Shared(self._fcfg), Shared(self._tables), self._g8, self._g64,
             self.buf, self.rng, self.rewards, self.terminated, self.current_player, self.mask,
         )
+
+    def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
+        _privileged_kernel(seats, self._g64, out)
 
     def _load(self, i: int, state: Any) -> None:
         n = self.num_players
