@@ -13,7 +13,7 @@ bit `c` for card `c`; -1 where a seat or card does not exist yet):
 
 | name | packed in | shape | meaning |
 |---|---|---|---|
-| `phase` | `G` int32 | `(B,)` | FORFEIT_CHECK, AUCTION, CALL_CARD, TRICK_PLAY (game.py's ints) |
+| `phase` | `G` int32 | `(B,)` | FORFEIT_CHECK, AUCTION, CALL_CARD, TRICK_PLAY (game.py's ints); OVER for a game held at its end (`autoreset=False`) |
 | `dealer` | `G` | `(B,)` | dealer of the hand in progress |
 | `hand_no` | `G` | `(B,)` | hands dealt in this episode (1 for the first) |
 | `hands_played` | `G` | `(B,)` | hands counted toward `num_hands` (void ones only if `void_hands_count`) |
@@ -72,6 +72,7 @@ from envs.briscola5.game import (
     NUM_ACTIONS,
     NUM_PLAYERS,
     NUM_TRICKS,
+    OVER,
     PASS,
     POINTS,
     STRENGTH,
@@ -140,12 +141,13 @@ H_HANDS, H_DEALT = range(len(H_FIELDS))
 # Integer configuration (cfg) columns, from the flags.
 C_FIRST_DEALER, C_LEAD_CALLER, C_MIN_BID, C_MIN_RAISE, C_MAX_BID = 0, 1, 2, 3, 4
 C_FORCE_DEALER, C_VOID_COUNTS, C_FORFEIT, C_MULT_ON_LOSS, C_CAP_TRICKS = 5, 6, 7, 8, 9
-C_OWN_CARD, C_NUM_HANDS = 10, 11
-NUM_CFG = 12
+C_OWN_CARD, C_NUM_HANDS, C_HOLD = 10, 11, 12
+NUM_CFG = 13
 
 
-def _config(flags: dict[str, Any]) -> np.ndarray:
+def _config(flags: dict[str, Any], hold: bool) -> np.ndarray:
     cfg = np.zeros(NUM_CFG, dtype=np.int64)
+    cfg[C_HOLD] = hold  # autoreset=False: a finished game waits at its end
     cfg[C_FIRST_DEALER] = -1 if flags["first_dealer"] == "random" else flags["first_dealer"]
     cfg[C_LEAD_CALLER] = flags["first_lead"] == "caller"
     cfg[C_MIN_BID] = flags["min_bid"]
@@ -315,8 +317,30 @@ def _mask_kernel(i, G, H, cfg, cur, mask):
 
 
 @_jit()
+def _hold(i, G, P, H, cfg, fcfg, buf):
+    """The episode is over and the game waits (autoreset=False): Briscola5Observer.reset of the final state
+    (hands as they are, the classifica, the declined forfeits, the hands left; nothing else is shown)."""
+    g = G[i]
+    g[PHASE] = OVER
+    b = buf[i]
+    b[:] = 0.0
+    scale = fcfg[0]
+    for p in range(N):
+        h = H[i, H_HANDS, p]
+        for c in range(NUM_CARDS):
+            if h >> c & 1:
+                b[O_HAND + HAND_ROW * p + c] = 1.0
+        b[O_SCORES + p] = P[i, P_SCORES, p] * scale
+        if g[F_DECLINED] >> p & 1:
+            b[O_DECLINED + p] = 1.0
+    nh = cfg[C_NUM_HANDS]
+    b[O_LEFT] = max(nh - g[HANDS_PLAYED] - 1, 0) / nh
+
+
+@_jit()
 def _end_hand(i, void, G, P, H, perm, rng, cfg, fcfg, buf, cur, rewards, terminated, truncated):
-    """Game._end_hand: the classifica, the match check, then the next hand or a fresh episode.
+    """Game._end_hand: the classifica, the match check, then the next hand or a fresh episode (or, with
+    autoreset=False, the game held at its end).
 
     The hand's credits are already in `rewards[i]` (zeros for a void hand).
     """
@@ -335,7 +359,10 @@ def _end_hand(i, void, G, P, H, perm, rng, cfg, fcfg, buf, cur, rewards, termina
             truncated[i] = True
         else:
             terminated[i] = True
-        _new_episode(i, G, P, H, perm, rng, cfg, fcfg, buf, cur)
+        if cfg[C_HOLD]:
+            _hold(i, G, P, H, cfg, fcfg, buf)
+        else:
+            _new_episode(i, G, P, H, perm, rng, cfg, fcfg, buf, cur)
     else:
         _deal_hand(i, (G[i, DEALER] + 1) % N, G, P, H, perm, rng, cfg, fcfg, buf, cur)
 
@@ -510,9 +537,11 @@ def _no_forfeit(i, seat, G, buf, cur):
 
 
 @_jit(nogil=True)
-def _step_kernel(actions, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask, rewards, terminated, truncated, obs,
+def _step_kernel(actions, active, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask, rewards, terminated, truncated, obs,
                  runs, nruns, dst, src, nidx):
     for i in range(actions.shape[0]):
+        if not active[i]:
+            continue
         a = actions[i]
         seat = cur[i]
         if a < CALL:
@@ -551,7 +580,7 @@ class Briscola5VectorEnv(VectorEnv):
     privileged_size = PRIVILEGED_SIZE
 
     def _allocate(self, num_envs: int) -> dict[str, np.ndarray]:
-        self._cfg = _config(self.flags)
+        self._cfg = _config(self.flags, not self.autoreset)
         # The observer's own float64 factor (score * (1 / (24 * num_hands)), not score / (24 * num_hands)).
         self._fcfg = np.array([1.0 / (24 * self.flags["num_hands"])], dtype=np.float64)
         b = num_envs
@@ -588,9 +617,9 @@ class Briscola5VectorEnv(VectorEnv):
         self.current_player[i] = s.to_act
         _mask_kernel(i, self._G, self._H, self._cfg, self.current_player, self.mask)
 
-    def _step(self, actions: np.ndarray) -> None:
+    def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
         self._run(
-            _step_kernel, actions, self._G, self._P, self._H, self._perm, self.rng, Shared(self._cfg),
+            _step_kernel, actions, active, self._G, self._P, self._H, self._perm, self.rng, Shared(self._cfg),
             Shared(self._fcfg), self.buf, self.current_player, self.mask, self.rewards, self.terminated, self.truncated,
             self.obs, *map(Shared, self.gather_tables),
         )

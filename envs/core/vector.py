@@ -5,12 +5,13 @@ module holds what is the same for every game: validation, seeding, explicit deal
 seat-relative observation gather, state copies in and out. It imports numba, so it is
 imported only by `vector_env()` (the AEC envs never need it).
 
-The public entry is `envs.<game>_v0.vector_env(num_envs, **flags)`:
+The public entry is `envs.<game>_v0.vector_env(num_envs, threads=1, autoreset=True, **flags)`:
 
 | member | returns | notes |
 |---|---|---|
 | `reset(seed=None, options=None)` | `(obs, mask)` | `options`: None or one dict per game, anything the AEC env's `reset(options=...)` accepts |
-| `step(actions)` | `(obs, mask, rewards, terminated, truncated, info)` | `actions`: int `(num_envs,)`, the action of the seat to act in each game |
+| `step(actions, active=None)` | `(obs, mask, rewards, terminated, truncated, info)` | `actions`: int `(num_envs,)`, the action of the seat to act in each game; `active`: None (every game) or bool `(num_envs,)`, the games to step (the others, and their entries of `actions`, are left alone) |
+| `deal(indices)` | None | a fresh episode, from its own stream, in each listed game (what a finished game gets by itself under `autoreset=True`) |
 | `current_player` | int64 `(num_envs,)` | the absolute seat to act in each game |
 | `observe(seats)` | float32 `(num_envs, obs_size)` | any seat's observation per game (an int or one seat per game) |
 | `privileged(seats, out=None)` | float32 `(num_envs, privileged_size)` | what seat `seats[i]` cannot see in game `i`, seat-relative: for a critic in training, never for a player (layout below) |
@@ -24,6 +25,7 @@ Arrays:
 | `mask` | int8 `(num_envs, num_actions)` | that seat's action mask |
 | `rewards` | float32 `(num_envs, num_players)` | what each absolute seat received in this step; over an episode they sum to the AEC return |
 | `terminated`, `truncated` | bool `(num_envs,)` | the game ended in this step |
+| `finished` | bool `(num_envs,)` | `autoreset=False` only: the game is over and held at its end until `deal` or `reset` |
 
 The privileged vector (`privileged_size` floats per game; the table of each game is in its
 `envs/<game>/privileged.py`, which also holds `privileged(game, state, seat)`, the pure-Python
@@ -37,6 +39,14 @@ reference on an AEC engine state):
 A finished game is dealt again at once from its own seeded stream: the step that ends it
 carries its final rewards, and the `obs` and `mask` it returns are the first of the next game.
 The same seed gives the same deals, whatever else runs in the process.
+
+With `autoreset=False` a finished game is held at its end instead: its buffer is the AEC
+observer's at the end of the episode (so `observe(seat)` is any seat's final observation, and
+`privileged(seat)` its final hidden state), its mask is all zeros, `finished[i]` is set and its
+`current_player` means nothing; stepping it raises until `deal([i])` starts its next episode,
+from the same stream, with the same cards `autoreset=True` would have dealt it at once. With
+`active` a caller steps some games while others wait (the Gymnasium vector env of one seat,
+`train/vector_single_seat.py`, steps the opponents' games while the learner's wait).
 
 Outputs are fresh arrays by default; set `copy_outputs = False` to receive the engine's own
 buffers instead (faster; they are overwritten by the next call), as the batched trainer does.
@@ -55,8 +65,8 @@ from envs.core.errors import ConfigError, DealError, IllegalActionError
 from envs.core.game import CardGame, Observer
 
 __all__ = [
-    "VectorEnv", "Shared", "first_illegal", "gather_obs", "gather_one", "gather_seats", "gather_tables", "rand_below",
-    "seed_streams", "write_cards",
+    "VectorEnv", "Shared", "first_illegal", "first_illegal_active", "gather_active", "gather_obs", "gather_one",
+    "gather_seats", "gather_tables", "rand_below", "seed_streams", "write_cards",
 ]
 
 
@@ -170,6 +180,25 @@ def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
     return -1
 
 
+@nb.njit(cache=True)
+def first_illegal_active(mask: np.ndarray, actions: np.ndarray, active: np.ndarray) -> int:
+    """`first_illegal` among the games with `active[i]`."""
+    num_actions = mask.shape[1]
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if active[i] and (a < 0 or a >= num_actions or mask[i, a] != 1):
+            return i
+    return -1
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def gather_active(buf, seats, active, obs, runs, nruns, dst, src, nidx) -> None:
+    """`gather_seats` for the games with `active[i]` only."""
+    for i in range(obs.shape[0]):
+        if active[i]:
+            gather_one(i, seats[i], buf, obs, runs, nruns, dst, src, nidx)
+
+
 class Shared:
     """An argument of `VectorEnv._run` that every chunk of games gets whole (not sliced by game)."""
 
@@ -205,9 +234,10 @@ class VectorEnv:
     * `_deal(indices)`: start a fresh episode in the listed games from their streams
       (writes the state, `buf`, `current_player` and `mask`);
     * `_load(i, state)`: copy an AEC engine state (made by `game.new_state`) into game `i`;
-    * `_step(actions)`: apply one action per game (legal: checked here), write `buf`, `rewards`,
-      `terminated`, `truncated`, `current_player`, `mask` (and `obs` when `obs_in_step`), and
-      re-deal finished games;
+    * `_step(actions, active)`: apply one action per game `i` with `active[i]` (legal: checked here), write
+      `buf`, `rewards`, `terminated`, `truncated`, `current_player`, `mask` (and `obs` when `obs_in_step`),
+      and re-deal finished games, or, when `self.autoreset` is False, hold them: the buffer of the final
+      state (the AEC observer's at the end), an all-zero mask, a valid seat in `current_player`;
     * `_privileged(seats, out)`: write the privileged vector of `seats[i]` in game `i` into `out[i]`
       (`privileged_size` floats, the layout of `envs/<game>/privileged.py`).
     """
@@ -222,11 +252,16 @@ class VectorEnv:
     #: floats per game of `privileged()` (the layout: `envs/<game>/privileged.py`)
     privileged_size: int = 0
 
-    def __init__(self, num_envs: int, threads: int = 1, **flags: Any):
+    def __init__(self, num_envs: int, threads: int = 1, autoreset: bool = True, **flags: Any):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ConfigError(f"num_envs must be an int >= 1; got {num_envs!r}")
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
             raise ConfigError(f"threads must be an int >= 1 (games stepped on that many cores at once); got {threads!r}")
+        if not isinstance(autoreset, (bool, np.bool_)):
+            raise ConfigError(f"autoreset must be True (a finished game is dealt again at once) or False (it waits "
+                              f"for deal()); got {autoreset!r}")
+        #: True: a finished game is dealt again in the step that ends it; False: it is held until `deal`
+        self.autoreset = bool(autoreset)
         #: `step` runs the kernels over this many contiguous chunks of games at once (numba releases the GIL);
         #: every game only touches its own rows, so the results do not depend on it.
         self.threads = min(int(threads), int(num_envs))
@@ -251,6 +286,8 @@ class VectorEnv:
         self.terminated = np.zeros(b, dtype=np.bool_)
         self.truncated = np.zeros(b, dtype=np.bool_)
         self.current_player = np.zeros(b, dtype=np.int64)
+        self.finished = np.zeros(b, dtype=np.bool_)
+        self._every_game = np.ones(b, dtype=np.bool_)  # `active` of a step of every game
         self.rng = seed_streams(None, b)
         self.state = self._allocate(b)
         self.copy_outputs = True
@@ -266,7 +303,7 @@ class VectorEnv:
     def _load(self, i: int, state: Any) -> None:
         raise NotImplementedError
 
-    def _step(self, actions: np.ndarray) -> None:
+    def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
         raise NotImplementedError
 
     def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
@@ -288,6 +325,7 @@ class VectorEnv:
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
+        self.finished[:] = False
         dealt = np.array([i for i, s in enumerate(setups) if s is None], dtype=np.int64)
         if len(dealt):
             self._deal(dealt)
@@ -335,22 +373,37 @@ class VectorEnv:
         for job in pending:
             job.result()
 
-    def step(self, actions: Any):
+    def step(self, actions: Any, active: Any = None):
         if not self._ready:
             raise RuntimeError(f"{self.game.name}: vector_env.step() before reset(); call reset() first")
-        acts = self._check_actions(actions)
+        on = self._check_active(active)
+        acts = self._check_actions(actions, on)
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
-        self._step(acts)
+        self._step(acts, self._every_game if on is None else on)
+        if not self.autoreset:
+            self.finished |= self.terminated | self.truncated
         if not self.obs_in_step:
-            self._run(gather_seats, self.buf, self.current_player, self.obs, *map(Shared, self.gather_tables))
+            if on is None:
+                self._run(gather_seats, self.buf, self.current_player, self.obs, *map(Shared, self.gather_tables))
+            else:
+                gather_active(self.buf, self.current_player, on, self.obs, *self.gather_tables)
         return (
             self._out(self.obs), self._out(self.mask), self._out(self.rewards),
             self._out(self.terminated), self._out(self.truncated), {},
         )
 
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def _check_active(self, active: Any) -> np.ndarray | None:
+        if active is None:
+            return None
+        on = np.asarray(active)
+        if on.dtype != np.bool_ or on.shape != (self.num_envs,):
+            raise ConfigError(f"{self.game.name}: active must be None or a bool array of shape ({self.num_envs},) "
+                              f"(the games to step); got {on.dtype} {on.shape}")
+        return np.ascontiguousarray(on)
+
+    def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise IllegalActionError(
@@ -358,7 +411,15 @@ class VectorEnv:
                 f"got {acts.dtype} {acts.shape}"
             )
         acts = acts.astype(np.int64)
-        i = first_illegal(self.mask, acts)
+        if not self.autoreset:
+            held = self.finished if active is None else self.finished & active
+            if held.any():
+                i = int(np.flatnonzero(held)[0])
+                raise IllegalActionError(
+                    f"{self.game.name}: game {i} is over (autoreset=False holds it): deal([{i}]) or reset() "
+                    f"starts its next episode, or leave it out of `active` (no game was changed)"
+                )
+        i = first_illegal(self.mask, acts) if active is None else first_illegal_active(self.mask, acts, active)
         if i >= 0:
             names = ", ".join(f"{a} ({self.game.action_name(int(a))})" for a in np.flatnonzero(self.mask[i]))
             raise IllegalActionError(
@@ -403,6 +464,29 @@ class VectorEnv:
         self._privileged(seat, out)
         return out
 
+    def deal(self, indices: Any) -> None:
+        """A fresh episode in each listed game, from its own stream (the cards `autoreset=True` would have dealt it
+        when its last episode ended); the games' `obs`, `mask` and `current_player` are those of the new deal."""
+        if not self._ready:
+            raise RuntimeError(f"{self.game.name}: vector_env.deal() before reset(); call reset() first")
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)) or idx.dtype == np.bool_:
+            raise ConfigError(f"{self.game.name}: deal() takes a list of game indices; got {indices!r}")
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        if ((idx < 0) | (idx >= self.num_envs)).any() or len(np.unique(idx)) != len(idx):
+            raise ConfigError(f"{self.game.name}: deal() takes distinct game indices 0..{self.num_envs - 1}; "
+                              f"got {indices!r}")
+        if not len(idx):
+            return
+        self.rewards[idx] = 0.0
+        self.terminated[idx] = False
+        self.truncated[idx] = False
+        self.finished[idx] = False
+        self._deal(idx)
+        on = np.zeros(self.num_envs, dtype=np.bool_)
+        on[idx] = True
+        gather_active(self.buf, self.current_player, on, self.obs, *self.gather_tables)
+
     def get_state(self, i: int) -> dict[str, np.ndarray]:
         """A copy of game `i` (every state array, its observation buffer and its random stream)."""
         out = {name: arr[i].copy() for name, arr in self.state.items()}
@@ -410,6 +494,7 @@ class VectorEnv:
         out["_rng"] = self.rng[i : i + 1].copy()
         out["_current_player"] = self.current_player[i : i + 1].copy()
         out["_mask"] = self.mask[i].copy()
+        out["_finished"] = self.finished[i : i + 1].copy()
         return out
 
     def set_state(self, i: int, state: dict[str, np.ndarray]) -> None:
@@ -423,6 +508,7 @@ class VectorEnv:
         self.rng[i] = state["_rng"][0]
         self.current_player[i] = state["_current_player"][0]
         self.mask[i] = state["_mask"]
+        self.finished[i] = bool(state["_finished"][0]) if "_finished" in state else False
         self._ready = True
         self._gather_game(i)
 
@@ -444,6 +530,7 @@ class VectorEnv:
         self.rewards[i] = 0.0
         self.terminated[i] = False
         self.truncated[i] = False
+        self.finished[i] = False
         self._ready = True
         self._gather_game(i)
 

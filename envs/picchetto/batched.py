@@ -140,8 +140,8 @@ NUM_COLUMNS = len(_names)
 
 # -- configuration (flags) ----------------------------------------------------------------------
 (C_CLASSIC, C_MUST_HEAD, C_DEALER_MIN, C_BIANCO_REPIQUE, C_PIQUE_END, C_CAPOT_REPLACES, C_INCLUSIVE,
- C_GAME_TARGET, C_BELLA_TARGET, C_IMMEDIATE, C_SINGLE, C_EPISODE, C_REVEAL, C_PEEK, C_FIRST_DEALER) = range(15)
-NUM_CFG = 15
+ C_GAME_TARGET, C_BELLA_TARGET, C_IMMEDIATE, C_SINGLE, C_EPISODE, C_REVEAL, C_PEEK, C_FIRST_DEALER, C_HOLD) = range(16)
+NUM_CFG = 16
 EPISODE_MATCH, EPISODE_GAME, EPISODE_HAND = 0, 1, 2
 (F_OUTCOME, F_GAME_SCALE, F_BELLA_SCALE, F_GAME_TARGET_OBS, F_BELLA_TARGET_OBS) = range(5)
 NUM_FCFG = 5
@@ -672,8 +672,8 @@ def _deal_kernel(indices, st, pend, buf, mask, cur, rng, cfg, fcfg):
 
 
 @nb.njit(cache=True, nogil=True)
-def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cfg, fcfg):
-    """One action per game. The frequent path (discards, leads, follows with their trick points and
+def _step_kernel(actions, active, st, pend, buf, mask, rewards, terminated, cur, rng, cfg, fcfg):
+    """One action per game with `active[i]`. The frequent path (discards, leads, follows with their trick points and
     pique, the observation and mask updates) is written out here: every call of a function with
     array arguments costs atomic reference counts, so only the rare events call out."""
     perm = np.empty(32, dtype=np.int64)
@@ -683,7 +683,10 @@ def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cf
     inclusive = cfg[C_INCLUSIVE] != 0
     must_head = cfg[C_MUST_HEAD] != 0
     dealer_min = cfg[C_DEALER_MIN]
+    hold = cfg[C_HOLD] != 0
     for i in range(actions.shape[0]):
+        if not active[i]:
+            continue
         a = actions[i]
         rew[0] = 0.0
         rew[1] = 0.0
@@ -775,9 +778,10 @@ def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cf
         pend[i, 1] = 0.0
         if st[i, PHASE] == OVER:
             terminated[i] = True
-            _fresh_episode(st, i, rng, rew, cfg, fcfg, perm)
-            pend[i, 0] = rew[0]
-            pend[i, 1] = rew[1]
+            if not hold:  # (held: the OVER state stays, its buffer rebuilt below as the AEC observer does)
+                _fresh_episode(st, i, rng, rew, cfg, fcfg, perm)
+                pend[i, 0] = rew[0]
+                pend[i, 1] = rew[1]
             full = True
         elif st[i, EPOCH] != epoch:
             full = True
@@ -810,9 +814,9 @@ def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cf
                     buf[i, O_GAME_SCORE + p] = min(st[i, GS + p] * scale, OBS_HIGH)
                 if st[i, PIQUE_BY] >= 0:
                     buf[i, O_PIQUE + st[i, PIQUE_BY]] = 1.0
-        # the mask of the seat to act
+        # the mask of the seat to act (none when the game is held at its end: any seat then)
         to_act = st[i, TO_ACT]
-        cur[i] = to_act
+        cur[i] = to_act if to_act >= 0 else 0
         cards, base, end = _legal(st[i, PHASE], st[i, HANDS + to_act], st[i, LED], st[i, ND + to_act],
                                   must_head, dealer_min)
         for k in range(NUM_ACTIONS):
@@ -902,6 +906,7 @@ class PicchettoVectorEnv(VectorEnv):
         cfg[C_REVEAL] = bool(f["reveal_leftover_talon"])
         cfg[C_PEEK] = bool(f["allow_peek"])
         cfg[C_FIRST_DEALER] = -1 if f["first_dealer"] == "random" else f["first_dealer"]
+        cfg[C_HOLD] = not self.autoreset
         fcfg = np.zeros(NUM_FCFG, dtype=np.float64)
         fcfg[F_OUTCOME] = f["outcome_reward"]
         # the observer's own float expressions (PicchettoObserver.reset)
@@ -919,8 +924,6 @@ class PicchettoVectorEnv(VectorEnv):
 
     def _deal(self, indices: np.ndarray) -> None:
         st = self.state["st"]
-        st[indices, DEALS] = 0
-        st[indices, EPOCH] = 0
         _deal_kernel(np.ascontiguousarray(indices, dtype=np.int64), st, self.state["pend"], self.buf,
                      self.mask, self.current_player, self.rng, self._cfg, self._fcfg)
 
@@ -963,8 +966,8 @@ class PicchettoVectorEnv(VectorEnv):
     def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
         _privileged_kernel(seats, self.state["st"], out)
 
-    def _step(self, actions: np.ndarray) -> None:
-        self._run(_step_kernel, actions, self.state["st"], self.state["pend"], self.buf, self.mask, self.rewards,
+    def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
+        self._run(_step_kernel, actions, active, self.state["st"], self.state["pend"], self.buf, self.mask, self.rewards,
                   self.terminated, self.current_player, self.rng, Shared(self._cfg), Shared(self._fcfg))
 
     def reset(self, seed: int | None = None, options: Any = None):
@@ -988,4 +991,7 @@ class PicchettoVectorEnv(VectorEnv):
                                 f"game {i}: {self.game.name}: this deal ends the episode before any action "
                                 f"(a Bianco at the deal reaches the target): vector_env holds no episode "
                                 f"without a step; use env() for it, or other scores, hands or seed")
+        st = self.state["st"]
+        st[:, DEALS] = 0  # deals counted from the (re)seeded streams; a later deal() continues them
+        st[:, EPOCH] = 0
         return super().reset(seed, options)
