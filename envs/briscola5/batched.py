@@ -108,6 +108,7 @@ from envs.briscola5.observation import (
     Briscola5Observer,
 )
 from envs.briscola5.privileged import PRIVILEGED_SIZE
+from envs.core.game import RESULT_VERSION
 from envs.core.vector import Shared, VectorEnv, gather_one, rand_below, write_cards
 
 __all__ = ["Briscola5VectorEnv"]
@@ -626,3 +627,8 @@ class Briscola5VectorEnv(VectorEnv):
 
     def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
         _privileged_kernel(seats, self._H, out)
+
+    def _episode_result(self, i: int) -> dict[str, Any]:
+        played = int(self._G[i, HANDS_PLAYED])
+        return {"result_version": RESULT_VERSION, "hands_played": played, "totals": self._P[i, P_SCORES].tolist(),
+                "truncated": played < self.flags["num_hands"]}

@@ -16,6 +16,7 @@ The public entry is `envs.<game>_v0.vector_env(num_envs, threads=1, autoreset=Tr
 | `observe(seats)` | float32 `(num_envs, obs_size)` | any seat's observation per game (an int or one seat per game) |
 | `privileged(seats, out=None)` | float32 `(num_envs, privileged_size)` | what seat `seats[i]` cannot see in game `i`, seat-relative: for a critic in training, never for a player (layout below) |
 | `get_state(i)` / `set_state(i, state)` | dict of arrays / None | copy one game out or in (search agents clone states) |
+| `episode_result(i)` | dict | `autoreset=False`, a finished game: the AEC env's `info["result"]` of its episode without the per-hand records (the summary keys: totals, outcome ...) |
 
 Arrays:
 
@@ -239,7 +240,8 @@ class VectorEnv:
       and re-deal finished games, or, when `self.autoreset` is False, hold them: the buffer of the final
       state (the AEC observer's at the end), an all-zero mask, a valid seat in `current_player`;
     * `_privileged(seats, out)`: write the privileged vector of `seats[i]` in game `i` into `out[i]`
-      (`privileged_size` floats, the layout of `envs/<game>/privileged.py`).
+      (`privileged_size` floats, the layout of `envs/<game>/privileged.py`);
+    * `_episode_result(i)`: the summary of the finished episode held in game `i` (`episode_result`).
     """
 
     game_class: type[CardGame]
@@ -307,6 +309,9 @@ class VectorEnv:
         raise NotImplementedError
 
     def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _episode_result(self, i: int) -> dict[str, Any]:
         raise NotImplementedError
 
     # -- API ----------------------------------------------------------------------------
@@ -486,6 +491,14 @@ class VectorEnv:
         on = np.zeros(self.num_envs, dtype=np.bool_)
         on[idx] = True
         gather_active(self.buf, self.current_player, on, self.obs, *self.gather_tables)
+
+    def episode_result(self, i: int) -> dict[str, Any]:
+        """The result of the finished episode held in game `i` (`autoreset=False`): the keys of the AEC env's
+        `info["result"]` (`game.result`) but its per-hand (and per-game) records, which the engine does not keep."""
+        if not (0 <= i < self.num_envs and self.finished[i]):
+            raise ConfigError(f"{self.game.name}: episode_result({i!r}) needs a finished game held at its end "
+                              f"(autoreset=False, finished[i] set)")
+        return self._episode_result(int(i))
 
     def get_state(self, i: int) -> dict[str, np.ndarray]:
         """A copy of game `i` (every state array, its observation buffer and its random stream)."""

@@ -59,6 +59,7 @@ import numba as nb
 import numpy as np
 
 from envs.core.errors import DealError
+from envs.core.game import RESULT_VERSION
 from envs.core.vector import Shared, VectorEnv, rand_below, seed_streams, write_cards
 from envs.picchetto import game as _g
 from envs.picchetto import observation as _o
@@ -965,6 +966,20 @@ class PicchettoVectorEnv(VectorEnv):
 
     def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
         _privileged_kernel(seats, self.state["st"], out)
+
+    def _episode_result(self, i: int) -> dict[str, Any]:
+        s = self.state["st"][i]
+        scores, won = [int(s[GS]), int(s[GS + 1])], [int(s[GW]), int(s[GW + 1])]
+        # the last game's winner reached its target (the higher score if both did); the match is won with it
+        over = [self.game.reached(x, int(s[TARGET])) for x in scores]
+        if over[0] and over[1]:
+            winner = None if scores[0] == scores[1] else int(scores[1] > scores[0])
+        else:
+            winner = 0 if over[0] else (1 if over[1] else None)
+        single = self.flags["match_format"] == "single_game"
+        match_winner = winner if winner is not None and (single or won[winner] >= 2) else None
+        return {"result_version": RESULT_VERSION, "games_won": won, "match_winner": match_winner, "scores": scores,
+                "episode": self.flags["episode"]}
 
     def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
         self._run(_step_kernel, actions, active, self.state["st"], self.state["pend"], self.buf, self.mask, self.rewards,

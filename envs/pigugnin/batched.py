@@ -56,6 +56,7 @@ import numpy as np
 
 from envs.core.cards import ITALIAN
 from envs.core.errors import ConfigError, DealError
+from envs.core.game import RESULT_VERSION
 from envs.core.vector import Shared, VectorEnv, rand_below, write_cards
 from envs.pigugnin import game as _game
 from envs.pigugnin import observation as _observation
@@ -644,6 +645,18 @@ class PigugninVectorEnv(VectorEnv):
 
     def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
         _privileged_kernel(seats, self._g64, out)
+
+    def _episode_result(self, i: int) -> dict[str, Any]:
+        st = self.state
+        codes = st["outcome"][i].tolist()
+        outcome = None if codes[0] < 0 else [OUTCOMES[c] for c in codes]
+        return {
+            "result_version": RESULT_VERSION, "num_players": self.num_players, "episode": self.flags["episode"],
+            "busche": st["busche"][i].tolist(), "game_over": outcome is not None, "outcome": outcome,
+            "reason": REASONS[st["reason"][i]], "annulled": outcome is not None and outcome[0] == "annulled",
+            "winners": [p for p, o in enumerate(outcome or ()) if o == "win"],
+            "losers": [p for p, o in enumerate(outcome or ()) if o == "lose"],
+        }
 
     def _load(self, i: int, state: Any) -> None:
         n = self.num_players

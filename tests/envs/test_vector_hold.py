@@ -1,7 +1,8 @@
 """The batched engines' support for stepping some games while others wait (issue 23).
 
 * `autoreset=False` holds a finished game at its end: `finished[i]`, an all-zero mask, and every seat's
-  observation (and privileged vector) is the AEC env's at the end of the episode; stepping it raises until
+  observation (and privileged vector) is the AEC env's at the end of the episode, `episode_result(i)` its
+  result without the per-hand records; stepping it raises until
   `deal([i])`, which deals the very cards `autoreset=True` deals at once (same streams, same arrays).
 * `step(actions, active)` steps only the active games: a game stepped now and then goes through exactly the
   states of the same game stepped every time.
@@ -116,6 +117,10 @@ def test_a_held_game_shows_the_aec_envs_final_observation(game, flags):
             assert np.array_equal(rewards[i], np.array([aec.rewards[a] for a in aec.possible_agents], np.float32))
             assert bool(term[i]) == any(aec.terminations.values()) and bool(trunc[i]) == any(aec.truncations.values())
             assert v.finished[i] and not mask[i].any()
+            want = aec.infos[aec.possible_agents[0]]["result"]
+            got = v.episode_result(i)
+            assert set(got) == set(want) - {"hands", "games"}, (set(got), set(want))
+            assert got == {k: want[k] for k in got}, (got, want)
             for seat in range(n):
                 want = aec.observe(aec.possible_agents[seat])["observation"]
                 assert v.observe(seat)[i].tobytes() == want.tobytes(), (game, i, seat)
@@ -175,6 +180,8 @@ def test_bad_active_and_deal_arguments():
     for bad in ([4], [-1], [1, 1], [[0]], [0.5], np.array([True, False])):
         with pytest.raises(ConfigError, match="deal"):
             v.deal(bad)
+    with pytest.raises(ConfigError, match=r"episode_result\(0\) needs a finished game"):
+        v.episode_result(0)
     with pytest.raises(ConfigError, match="autoreset must be True"):
         game_spec("pigugnin").vector_env(4, autoreset="no")
     # an illegal action of an inactive game is not read; of an active one it raises and changes nothing
