@@ -142,13 +142,14 @@ H_HANDS, H_DEALT = range(len(H_FIELDS))
 # Integer configuration (cfg) columns, from the flags.
 C_FIRST_DEALER, C_LEAD_CALLER, C_MIN_BID, C_MIN_RAISE, C_MAX_BID = 0, 1, 2, 3, 4
 C_FORCE_DEALER, C_VOID_COUNTS, C_FORFEIT, C_MULT_ON_LOSS, C_CAP_TRICKS = 5, 6, 7, 8, 9
-C_OWN_CARD, C_NUM_HANDS, C_HOLD = 10, 11, 12
-NUM_CFG = 13
+C_OWN_CARD, C_NUM_HANDS, C_HOLD, C_STEP_OBS = 10, 11, 12, 13
+NUM_CFG = 14
 
 
-def _config(flags: dict[str, Any], hold: bool) -> np.ndarray:
+def _config(flags: dict[str, Any], hold: bool, step_obs: bool) -> np.ndarray:
     cfg = np.zeros(NUM_CFG, dtype=np.int64)
     cfg[C_HOLD] = hold  # autoreset=False: a finished game waits at its end
+    cfg[C_STEP_OBS] = step_obs  # the step gathers the view of the seat to act
     cfg[C_FIRST_DEALER] = -1 if flags["first_dealer"] == "random" else flags["first_dealer"]
     cfg[C_LEAD_CALLER] = flags["first_lead"] == "caller"
     cfg[C_MIN_BID] = flags["min_bid"]
@@ -556,7 +557,8 @@ def _step_kernel(actions, active, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask,
         else:
             _no_forfeit(i, seat, G, buf, cur)
         _write_mask(i, G, H, cfg, cur, mask)
-        gather_one(i, cur[i], buf, obs, runs, nruns, dst, src, nidx)  # while buf[i] is in cache
+        if cfg[C_STEP_OBS]:
+            gather_one(i, cur[i], buf, obs, runs, nruns, dst, src, nidx)  # while buf[i] is in cache
 
 
 @_jit(nogil=True)
@@ -581,7 +583,7 @@ class Briscola5VectorEnv(VectorEnv):
     privileged_size = PRIVILEGED_SIZE
 
     def _allocate(self, num_envs: int) -> dict[str, np.ndarray]:
-        self._cfg = _config(self.flags, not self.autoreset)
+        self._cfg = _config(self.flags, not self.autoreset, self.step_obs)
         # The observer's own float64 factor (score * (1 / (24 * num_hands)), not score / (24 * num_hands)).
         self._fcfg = np.array([1.0 / (24 * self.flags["num_hands"])], dtype=np.float64)
         b = num_envs

@@ -5,7 +5,7 @@ module holds what is the same for every game: validation, seeding, explicit deal
 seat-relative observation gather, state copies in and out. It imports numba, so it is
 imported only by `vector_env()` (the AEC envs never need it).
 
-The public entry is `envs.<game>_v0.vector_env(num_envs, threads=1, autoreset=True, **flags)`:
+The public entry is `envs.<game>_v0.vector_env(num_envs, threads=1, autoreset=True, step_obs=True, **flags)`:
 
 | member | returns | notes |
 |---|---|---|
@@ -14,6 +14,7 @@ The public entry is `envs.<game>_v0.vector_env(num_envs, threads=1, autoreset=Tr
 | `deal(indices)` | None | a fresh episode, from its own stream, in each listed game (what a finished game gets by itself under `autoreset=True`) |
 | `current_player` | int64 `(num_envs,)` | the absolute seat to act in each game |
 | `observe(seats)` | float32 `(num_envs, obs_size)` | any seat's observation per game (an int or one seat per game) |
+| `observe_rows(rows, seats, out=None)` | float32 `(len(rows), obs_size)` | the observation of seat `seats[k]` in game `rows[k]`, packed (no other game gathered) |
 | `privileged(seats, out=None)` | float32 `(num_envs, privileged_size)` | what seat `seats[i]` cannot see in game `i`, seat-relative: for a critic in training, never for a player (layout below) |
 | `get_state(i)` / `set_state(i, state)` | dict of arrays / None | copy one game out or in (search agents clone states) |
 | `episode_result(i)` | dict | `autoreset=False`, a finished game: the AEC env's `info["result"]` of its episode without the per-hand records (the summary keys: totals, outcome ...) |
@@ -47,7 +48,9 @@ observer's at the end of the episode (so `observe(seat)` is any seat's final obs
 `current_player` means nothing; stepping it raises until `deal([i])` starts its next episode,
 from the same stream, with the same cards `autoreset=True` would have dealt it at once. With
 `active` a caller steps some games while others wait (the Gymnasium vector env of one seat,
-`train/vector_single_seat.py`, steps the opponents' games while the learner's wait).
+`train/vector_single_seat.py`, steps the opponents' games while the learner's wait). With
+`step_obs=False`, `step` does not write `obs` (it is then stale; `reset`, `deal` and `load` still
+write it): a caller that needs only some views gathers them with `observe_rows`, once each.
 
 Outputs are fresh arrays by default; set `copy_outputs = False` to receive the engine's own
 buffers instead (faster; they are overwritten by the next call), as the batched trainer does.
@@ -67,7 +70,7 @@ from envs.core.game import CardGame, Observer
 
 __all__ = [
     "VectorEnv", "Shared", "first_illegal", "first_illegal_active", "gather_active", "gather_obs", "gather_one",
-    "gather_seats", "gather_tables", "rand_below", "seed_streams", "write_cards",
+    "gather_rows", "gather_seats", "gather_tables", "rand_below", "seed_streams", "write_cards",
 ]
 
 
@@ -193,6 +196,21 @@ def first_illegal_active(mask: np.ndarray, actions: np.ndarray, active: np.ndarr
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
+def gather_rows(buf, rows, seats, out, runs, nruns, dst, src, nidx) -> None:
+    """`out[k]` = seat `seats[k]`'s view of game `rows[k]` (packed: one output row per listed game)."""
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        s = seats[k]
+        for r in range(nruns[s]):
+            d = runs[s, r, 0]
+            b = runs[s, r, 1]
+            for j in range(runs[s, r, 2]):
+                out[k, d + j] = buf[i, b + j]
+        for j in range(nidx[s]):
+            out[k, dst[s, j]] = buf[i, src[s, j]]
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
 def gather_active(buf, seats, active, obs, runs, nruns, dst, src, nidx) -> None:
     """`gather_seats` for the games with `active[i]` only."""
     for i in range(obs.shape[0]):
@@ -254,7 +272,7 @@ class VectorEnv:
     #: floats per game of `privileged()` (the layout: `envs/<game>/privileged.py`)
     privileged_size: int = 0
 
-    def __init__(self, num_envs: int, threads: int = 1, autoreset: bool = True, **flags: Any):
+    def __init__(self, num_envs: int, threads: int = 1, autoreset: bool = True, step_obs: bool = True, **flags: Any):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ConfigError(f"num_envs must be an int >= 1; got {num_envs!r}")
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
@@ -264,6 +282,10 @@ class VectorEnv:
                               f"for deal()); got {autoreset!r}")
         #: True: a finished game is dealt again in the step that ends it; False: it is held until `deal`
         self.autoreset = bool(autoreset)
+        if not isinstance(step_obs, (bool, np.bool_)):
+            raise ConfigError(f"step_obs must be True (step() writes `obs`) or False (it does not); got {step_obs!r}")
+        #: False: `step` leaves `obs` unwritten (callers gather the views they need with `observe_rows`)
+        self.step_obs = bool(step_obs)
         #: `step` runs the kernels over this many contiguous chunks of games at once (numba releases the GIL);
         #: every game only touches its own rows, so the results do not depend on it.
         self.threads = min(int(threads), int(num_envs))
@@ -389,7 +411,7 @@ class VectorEnv:
         self._step(acts, self._every_game if on is None else on)
         if not self.autoreset:
             self.finished |= self.terminated | self.truncated
-        if not self.obs_in_step:
+        if self.step_obs and not self.obs_in_step:
             if on is None:
                 self._run(gather_seats, self.buf, self.current_player, self.obs, *map(Shared, self.gather_tables))
             else:
@@ -449,6 +471,17 @@ class VectorEnv:
         out = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
         gather_seats(self.buf, self._seats(seats), out, *self.gather_tables)
         return out
+
+    def observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of seat `seats[k]` in game `rows[k]`, packed into `out[k]` (float32 `(len(rows), obs_size)`;
+        `out` may be larger: its first rows are written). Int arrays of equal length; unchecked beyond their types
+        (a fast path for callers that made the indices themselves)."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        seats = np.ascontiguousarray(seats, dtype=np.int64)
+        if out is None:
+            out = np.empty((len(rows), self.obs_size), dtype=np.float32)
+        gather_rows(self.buf, rows, seats, out, *self.gather_tables)
+        return out[: len(rows)]
 
     def privileged(self, seats: Any, out: np.ndarray | None = None) -> np.ndarray:
         """What seat `seats[i]` cannot see in game `i` (one int for every game, or one seat per game), seat-relative:
