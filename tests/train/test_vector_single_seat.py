@@ -313,3 +313,25 @@ def test_bad_arguments_raise_config_errors():
             break
     with pytest.raises(ResetNeededError, match="reset_mask"):
         disabled.step(np.argmax(disabled.unwrapped.action_masks(), axis=1))
+
+
+@pytest.mark.slow  # a subprocess that imports torch and trains for two updates
+def test_the_cleanrl_style_script_trains_on_make_vec(tmp_path):
+    import math
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("torch")
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+           "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, str(root / "notebooks" / "cleanrl_ppo_vector.py"), "--total-timesteps", "2048",
+                          "--num-envs", "32", "--num-steps", "32", "--update-epochs", "2"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "update 2/2" in out.stdout
+    final = re.search(r"final episodic_return\(last 100\)=(\S+) after (\d+) steps", out.stdout)
+    assert final and math.isfinite(float(final.group(1))) and int(final.group(2)) > 1500, out.stdout
