@@ -216,6 +216,26 @@ def _write_mask(i, G, H, cfg, cur, mask):
 
 
 @_jit()
+def _reset_buf(i, G, P, H, cfg, fcfg, buf):
+    """The start of Briscola5Observer.reset: a zero buffer, then the hands, the classifica, the declined forfeits
+    and the hands left."""
+    g = G[i]
+    b = buf[i]
+    b[:] = 0.0
+    scale = fcfg[0]
+    for p in range(N):
+        h = H[i, H_HANDS, p]
+        for c in range(NUM_CARDS):
+            if h >> c & 1:
+                b[O_HAND + HAND_ROW * p + c] = 1.0
+        b[O_SCORES + p] = P[i, P_SCORES, p] * scale
+        if g[F_DECLINED] >> p & 1:
+            b[O_DECLINED + p] = 1.0
+    nh = cfg[C_NUM_HANDS]
+    b[O_LEFT] = max(nh - g[HANDS_PLAYED] - 1, 0) / nh
+
+
+@_jit()
 def _begin_hand(i, G, P, H, cfg, fcfg, buf, cur):
     """Game._start_hand once the cards are in `hands`/`dealt` and `dealer` is set; rebuilds `buf[i]`."""
     g = G[i]
@@ -255,19 +275,9 @@ def _begin_hand(i, G, P, H, cfg, fcfg, buf, cur):
         g[PHASE] = AUCTION
         cur[i] = first
     # Briscola5Observer.reset for a hand just dealt (nothing bid or played yet).
-    b = buf[i]
-    b[:] = 0.0
-    scale = fcfg[0]
-    for p in range(N):
-        h = H[i, H_HANDS, p]
-        for c in range(NUM_CARDS):
-            if h >> c & 1:
-                b[O_HAND + HAND_ROW * p + c] = 1.0
-        b[O_SCORES + p] = P[i, P_SCORES, p] * scale
-    nh = cfg[C_NUM_HANDS]
-    b[O_LEFT] = max(nh - g[HANDS_PLAYED] - 1, 0) / nh
-    b[O_DEALER + d] = 1.0
-    b[O_PHASE + g[PHASE]] = 1.0
+    _reset_buf(i, G, P, H, cfg, fcfg, buf)
+    buf[i, O_DEALER + d] = 1.0
+    buf[i, O_PHASE + g[PHASE]] = 1.0
 
 
 @_jit()
@@ -322,21 +332,8 @@ def _mask_kernel(i, G, H, cfg, cur, mask):
 def _hold(i, G, P, H, cfg, fcfg, buf):
     """The episode is over and the game waits (autoreset=False): Briscola5Observer.reset of the final state
     (hands as they are, the classifica, the declined forfeits, the hands left; nothing else is shown)."""
-    g = G[i]
-    g[PHASE] = OVER
-    b = buf[i]
-    b[:] = 0.0
-    scale = fcfg[0]
-    for p in range(N):
-        h = H[i, H_HANDS, p]
-        for c in range(NUM_CARDS):
-            if h >> c & 1:
-                b[O_HAND + HAND_ROW * p + c] = 1.0
-        b[O_SCORES + p] = P[i, P_SCORES, p] * scale
-        if g[F_DECLINED] >> p & 1:
-            b[O_DECLINED + p] = 1.0
-    nh = cfg[C_NUM_HANDS]
-    b[O_LEFT] = max(nh - g[HANDS_PLAYED] - 1, 0) / nh
+    G[i, PHASE] = OVER
+    _reset_buf(i, G, P, H, cfg, fcfg, buf)
 
 
 @_jit()
@@ -620,7 +617,8 @@ class Briscola5VectorEnv(VectorEnv):
         self.current_player[i] = s.to_act
         _mask_kernel(i, self._G, self._H, self._cfg, self.current_player, self.mask)
 
-    def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
+    def _step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
+        active = self._every_game if active is None else active
         self._run(
             _step_kernel, actions, active, self._G, self._P, self._H, self._perm, self.rng, Shared(self._cfg),
             Shared(self._fcfg), self.buf, self.current_player, self.mask, self.rewards, self.terminated, self.truncated,

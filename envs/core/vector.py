@@ -70,7 +70,7 @@ from envs.core.game import CardGame, Observer
 
 __all__ = [
     "VectorEnv", "Shared", "first_illegal", "first_illegal_active", "gather_active", "gather_obs", "gather_one",
-    "gather_rows", "gather_seats", "gather_tables", "rand_below", "seed_streams", "write_cards",
+    "gather_into", "gather_rows", "gather_seats", "gather_tables", "rand_below", "seed_streams", "write_cards",
 ]
 
 
@@ -148,15 +148,21 @@ def gather_tables(gather: np.ndarray, min_run: int = MIN_RUN) -> tuple[np.ndarra
 
 
 @nb.njit(cache=True, nogil=True, inline="always", _nrt=False)
+def gather_into(k, i, seat, buf, out, runs, nruns, dst, src, nidx) -> None:
+    """`out[k]` = seat `seat`'s view of `buf[i]`, from the tables of `gather_tables`."""
+    for r in range(nruns[seat]):
+        d = runs[seat, r, 0]
+        s = runs[seat, r, 1]
+        for j in range(runs[seat, r, 2]):
+            out[k, d + j] = buf[i, s + j]
+    for j in range(nidx[seat]):
+        out[k, dst[seat, j]] = buf[i, src[seat, j]]
+
+
+@nb.njit(cache=True, nogil=True, inline="always", _nrt=False)
 def gather_one(i, seat, buf, obs, runs, nruns, dst, src, nidx) -> None:
     """`obs[i]` = seat `seat`'s view of `buf[i]`, from the tables of `gather_tables`."""
-    for k in range(nruns[seat]):
-        d = runs[seat, k, 0]
-        s = runs[seat, k, 1]
-        for j in range(runs[seat, k, 2]):
-            obs[i, d + j] = buf[i, s + j]
-    for j in range(nidx[seat]):
-        obs[i, dst[seat, j]] = buf[i, src[seat, j]]
+    gather_into(i, i, seat, buf, obs, runs, nruns, dst, src, nidx)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -199,15 +205,7 @@ def first_illegal_active(mask: np.ndarray, actions: np.ndarray, active: np.ndarr
 def gather_rows(buf, rows, seats, out, runs, nruns, dst, src, nidx) -> None:
     """`out[k]` = seat `seats[k]`'s view of game `rows[k]` (packed: one output row per listed game)."""
     for k in range(rows.shape[0]):
-        i = rows[k]
-        s = seats[k]
-        for r in range(nruns[s]):
-            d = runs[s, r, 0]
-            b = runs[s, r, 1]
-            for j in range(runs[s, r, 2]):
-                out[k, d + j] = buf[i, b + j]
-        for j in range(nidx[s]):
-            out[k, dst[s, j]] = buf[i, src[s, j]]
+        gather_into(k, rows[k], seats[k], buf, out, runs, nruns, dst, src, nidx)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -253,10 +251,11 @@ class VectorEnv:
     * `_deal(indices)`: start a fresh episode in the listed games from their streams
       (writes the state, `buf`, `current_player` and `mask`);
     * `_load(i, state)`: copy an AEC engine state (made by `game.new_state`) into game `i`;
-    * `_step(actions, active)`: apply one action per game `i` with `active[i]` (legal: checked here), write
-      `buf`, `rewards`, `terminated`, `truncated`, `current_player`, `mask` (and `obs` when `obs_in_step`),
-      and re-deal finished games, or, when `self.autoreset` is False, hold them: the buffer of the final
-      state (the AEC observer's at the end), an all-zero mask, a valid seat in `current_player`;
+    * `_step(actions, active=None)`: apply one action per game `i` with `active[i]` (None: every game; legal:
+      checked here), write `buf`, `rewards`, `terminated`, `truncated`, `current_player`, `mask` (and `obs`
+      when `obs_in_step` and `step_obs`), and re-deal finished games, or, when `self.autoreset` is False,
+      hold them: the buffer of the final state (the AEC observer's at the end), an all-zero mask, a valid
+      seat in `current_player`;
     * `_privileged(seats, out)`: write the privileged vector of `seats[i]` in game `i` into `out[i]`
       (`privileged_size` floats, the layout of `envs/<game>/privileged.py`);
     * `_episode_result(i)`: the summary of the finished episode held in game `i` (`episode_result`).
@@ -327,7 +326,7 @@ class VectorEnv:
     def _load(self, i: int, state: Any) -> None:
         raise NotImplementedError
 
-    def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
+    def _step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
         raise NotImplementedError
 
     def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:

@@ -981,7 +981,8 @@ class PicchettoVectorEnv(VectorEnv):
         return {"result_version": RESULT_VERSION, "games_won": won, "match_winner": match_winner, "scores": scores,
                 "episode": self.flags["episode"]}
 
-    def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
+    def _step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
+        active = self._every_game if active is None else active
         self._run(_step_kernel, actions, active, self.state["st"], self.state["pend"], self.buf, self.mask, self.rewards,
                   self.terminated, self.current_player, self.rng, Shared(self._cfg), Shared(self._fcfg))
 

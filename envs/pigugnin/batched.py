@@ -637,7 +637,8 @@ class PigugninVectorEnv(VectorEnv):
             self.buf, self.rng, self.current_player, self.mask,
         )
 
-    def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
+    def _step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
+        active = self._every_game if active is None else active
         self._run(
             _step_all, actions, active, Shared(self._cfg), Shared(self._fcfg), Shared(self._tables), self._g8, self._g64,
             self.buf, self.rng, self.rewards, self.terminated, self.current_player, self.mask,
