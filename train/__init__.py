@@ -16,6 +16,7 @@ imports torch). ``python -m train --config FILE`` runs the trainer the config's 
 | ``train.networks`` | the actor (``agents.checkpoint.build_actor``, initialised) and critic, fast forward paths |
 | ``train.report`` | a run's report.md, learning curve and results table |
 | ``train.single_seat`` | one seat of a game as a Gymnasium env (``mazzo/Briscola5-v0`` ...) |
+| ``train.vector_single_seat`` | the same as a Gymnasium vector env on the batched engine (``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point")``) |
 | ``train.evaluate``, ``train.evaluation`` | duplicate-deal evaluation of any line-up (CLI and library), ratings |
 | ``train.ppo``, ``train.ppo_batched`` | older names: ``python -m train.ppo`` is ``python -m train``, ``train.ppo_batched`` is ``train.batched`` |
 

@@ -43,7 +43,9 @@ the seat draw, the opponent draw and every opponent's own generator; ``reset()``
 continues all of them. Same seed and same learner actions give the same episodes.
 
 Registered with Gymnasium as ``mazzo/Briscola5-v0``, ``mazzo/Pigugnin-v0``, ``mazzo/Picchetto-v0``
-(``import train`` first, or ``gymnasium.make("train.single_seat:mazzo/Briscola5-v0")``);
+(``import train`` first, or ``gymnasium.make("train.single_seat:mazzo/Briscola5-v0")``), with a vector entry
+point: ``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point", ...)`` is the same env on the
+batched engine, ``num_envs`` games at once (``train.vector_single_seat``);
 keyword arguments of ``gymnasium.make`` are those of ``SingleSeatEnv``, and any other keyword
 is a game flag: ``gymnasium.make("mazzo/Pigugnin-v0", opponents="heuristic", num_players=5)``.
 
@@ -75,11 +77,20 @@ MAX_SKIPPED_DEALS = 1000
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 
+#: ``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point", ...)``: the batched engine's vector env
+VECTOR_ENTRY_POINT = "train.vector_single_seat:VectorSingleSeatEnv"
+
+
 def register_envs() -> None:
-    """Register every game's single-seat env with Gymnasium under its ``GameSpec.gym_id`` (idempotent)."""
+    """Register every game's single-seat env with Gymnasium under its ``GameSpec.gym_id`` (idempotent): ``make``
+    builds a ``SingleSeatEnv``, ``make_vec`` (``vectorization_mode="vector_entry_point"``, also its default for
+    these ids) a ``train.vector_single_seat.VectorSingleSeatEnv`` of ``num_envs`` sub-envs on the batched engine."""
     for name, spec in GAMES.items():
         if spec.gym_id not in gym.registry:
-            gym.register(id=spec.gym_id, entry_point="train.single_seat:SingleSeatEnv", kwargs={"game": name})
+            gym.register(id=spec.gym_id, entry_point="train.single_seat:SingleSeatEnv",
+                         vector_entry_point=VECTOR_ENTRY_POINT, kwargs={"game": name})
+        elif gym.registry[spec.gym_id].vector_entry_point is None:  # registered by an older version of this module
+            gym.registry[spec.gym_id].vector_entry_point = VECTOR_ENTRY_POINT
 
 
 class OpponentPool:

@@ -13,7 +13,7 @@ bit `c` for card `c`; -1 where a seat or card does not exist yet):
 
 | name | packed in | shape | meaning |
 |---|---|---|---|
-| `phase` | `G` int32 | `(B,)` | FORFEIT_CHECK, AUCTION, CALL_CARD, TRICK_PLAY (game.py's ints) |
+| `phase` | `G` int32 | `(B,)` | FORFEIT_CHECK, AUCTION, CALL_CARD, TRICK_PLAY (game.py's ints); OVER for a game held at its end (`autoreset=False`) |
 | `dealer` | `G` | `(B,)` | dealer of the hand in progress |
 | `hand_no` | `G` | `(B,)` | hands dealt in this episode (1 for the first) |
 | `hands_played` | `G` | `(B,)` | hands counted toward `num_hands` (void ones only if `void_hands_count`) |
@@ -33,6 +33,15 @@ bit `c` for card `c`; -1 where a seat or card does not exist yet):
 | `hands` | `H` int64 | `(B, 5)` | cards each seat holds now |
 | `dealt` | `H` | `(B, 5)` | cards each seat was dealt in this hand |
 | `perm` | int8 | `(B, 40)` | the shuffle of this hand: position k went to seat (dealer + 1 + k) % 5 |
+
+The privileged vector (`privileged(seats)`, for a critic in training only; the reference is
+`envs/briscola5/privileged.py`), seat-relative, float32 `(160,)`:
+
+| slice | meaning |
+|---|---|
+| `[40 (k - 1), 40 k)`, k = 1..4 | the current hand of seat `(seat + k) % 5`: 1.0 per card id held |
+
+Nothing else is hidden (no talon; the partner is the holder of the called card).
 
 The seat to act is the base's `current_player`. The observation facts that only the buffer
 needs (bids, who played which card in which trick) live in `buf` alone, written by the same
@@ -63,6 +72,7 @@ from envs.briscola5.game import (
     NUM_ACTIONS,
     NUM_PLAYERS,
     NUM_TRICKS,
+    OVER,
     PASS,
     POINTS,
     STRENGTH,
@@ -97,7 +107,9 @@ from envs.briscola5.observation import (
     O_TRUMP,
     Briscola5Observer,
 )
-from envs.core.vector import Shared, VectorEnv, gather_one, rand_below
+from envs.briscola5.privileged import PRIVILEGED_SIZE
+from envs.core.game import RESULT_VERSION
+from envs.core.vector import Shared, VectorEnv, gather_one, rand_below, write_cards
 
 __all__ = ["Briscola5VectorEnv"]
 
@@ -130,12 +142,14 @@ H_HANDS, H_DEALT = range(len(H_FIELDS))
 # Integer configuration (cfg) columns, from the flags.
 C_FIRST_DEALER, C_LEAD_CALLER, C_MIN_BID, C_MIN_RAISE, C_MAX_BID = 0, 1, 2, 3, 4
 C_FORCE_DEALER, C_VOID_COUNTS, C_FORFEIT, C_MULT_ON_LOSS, C_CAP_TRICKS = 5, 6, 7, 8, 9
-C_OWN_CARD, C_NUM_HANDS = 10, 11
-NUM_CFG = 12
+C_OWN_CARD, C_NUM_HANDS, C_HOLD, C_STEP_OBS = 10, 11, 12, 13
+NUM_CFG = 14
 
 
-def _config(flags: dict[str, Any]) -> np.ndarray:
+def _config(flags: dict[str, Any], hold: bool, step_obs: bool) -> np.ndarray:
     cfg = np.zeros(NUM_CFG, dtype=np.int64)
+    cfg[C_HOLD] = hold  # autoreset=False: a finished game waits at its end
+    cfg[C_STEP_OBS] = step_obs  # the step gathers the view of the seat to act
     cfg[C_FIRST_DEALER] = -1 if flags["first_dealer"] == "random" else flags["first_dealer"]
     cfg[C_LEAD_CALLER] = flags["first_lead"] == "caller"
     cfg[C_MIN_BID] = flags["min_bid"]
@@ -202,6 +216,26 @@ def _write_mask(i, G, H, cfg, cur, mask):
 
 
 @_jit()
+def _reset_buf(i, G, P, H, cfg, fcfg, buf):
+    """The start of Briscola5Observer.reset: a zero buffer, then the hands, the classifica, the declined forfeits
+    and the hands left."""
+    g = G[i]
+    b = buf[i]
+    b[:] = 0.0
+    scale = fcfg[0]
+    for p in range(N):
+        h = H[i, H_HANDS, p]
+        for c in range(NUM_CARDS):
+            if h >> c & 1:
+                b[O_HAND + HAND_ROW * p + c] = 1.0
+        b[O_SCORES + p] = P[i, P_SCORES, p] * scale
+        if g[F_DECLINED] >> p & 1:
+            b[O_DECLINED + p] = 1.0
+    nh = cfg[C_NUM_HANDS]
+    b[O_LEFT] = max(nh - g[HANDS_PLAYED] - 1, 0) / nh
+
+
+@_jit()
 def _begin_hand(i, G, P, H, cfg, fcfg, buf, cur):
     """Game._start_hand once the cards are in `hands`/`dealt` and `dealer` is set; rebuilds `buf[i]`."""
     g = G[i]
@@ -241,19 +275,9 @@ def _begin_hand(i, G, P, H, cfg, fcfg, buf, cur):
         g[PHASE] = AUCTION
         cur[i] = first
     # Briscola5Observer.reset for a hand just dealt (nothing bid or played yet).
-    b = buf[i]
-    b[:] = 0.0
-    scale = fcfg[0]
-    for p in range(N):
-        h = H[i, H_HANDS, p]
-        for c in range(NUM_CARDS):
-            if h >> c & 1:
-                b[O_HAND + HAND_ROW * p + c] = 1.0
-        b[O_SCORES + p] = P[i, P_SCORES, p] * scale
-    nh = cfg[C_NUM_HANDS]
-    b[O_LEFT] = max(nh - g[HANDS_PLAYED] - 1, 0) / nh
-    b[O_DEALER + d] = 1.0
-    b[O_PHASE + g[PHASE]] = 1.0
+    _reset_buf(i, G, P, H, cfg, fcfg, buf)
+    buf[i, O_DEALER + d] = 1.0
+    buf[i, O_PHASE + g[PHASE]] = 1.0
 
 
 @_jit()
@@ -305,8 +329,17 @@ def _mask_kernel(i, G, H, cfg, cur, mask):
 
 
 @_jit()
+def _hold(i, G, P, H, cfg, fcfg, buf):
+    """The episode is over and the game waits (autoreset=False): Briscola5Observer.reset of the final state
+    (hands as they are, the classifica, the declined forfeits, the hands left; nothing else is shown)."""
+    G[i, PHASE] = OVER
+    _reset_buf(i, G, P, H, cfg, fcfg, buf)
+
+
+@_jit()
 def _end_hand(i, void, G, P, H, perm, rng, cfg, fcfg, buf, cur, rewards, terminated, truncated):
-    """Game._end_hand: the classifica, the match check, then the next hand or a fresh episode.
+    """Game._end_hand: the classifica, the match check, then the next hand or a fresh episode (or, with
+    autoreset=False, the game held at its end).
 
     The hand's credits are already in `rewards[i]` (zeros for a void hand).
     """
@@ -325,7 +358,10 @@ def _end_hand(i, void, G, P, H, perm, rng, cfg, fcfg, buf, cur, rewards, termina
             truncated[i] = True
         else:
             terminated[i] = True
-        _new_episode(i, G, P, H, perm, rng, cfg, fcfg, buf, cur)
+        if cfg[C_HOLD]:
+            _hold(i, G, P, H, cfg, fcfg, buf)
+        else:
+            _new_episode(i, G, P, H, perm, rng, cfg, fcfg, buf, cur)
     else:
         _deal_hand(i, (G[i, DEALER] + 1) % N, G, P, H, perm, rng, cfg, fcfg, buf, cur)
 
@@ -500,9 +536,11 @@ def _no_forfeit(i, seat, G, buf, cur):
 
 
 @_jit(nogil=True)
-def _step_kernel(actions, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask, rewards, terminated, truncated, obs,
+def _step_kernel(actions, active, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask, rewards, terminated, truncated, obs,
                  runs, nruns, dst, src, nidx):
     for i in range(actions.shape[0]):
+        if not active[i]:
+            continue
         a = actions[i]
         seat = cur[i]
         if a < CALL:
@@ -516,7 +554,17 @@ def _step_kernel(actions, G, P, H, perm, rng, cfg, fcfg, buf, cur, mask, rewards
         else:
             _no_forfeit(i, seat, G, buf, cur)
         _write_mask(i, G, H, cfg, cur, mask)
-        gather_one(i, cur[i], buf, obs, runs, nruns, dst, src, nidx)  # while buf[i] is in cache
+        if cfg[C_STEP_OBS]:
+            gather_one(i, cur[i], buf, obs, runs, nruns, dst, src, nidx)  # while buf[i] is in cache
+
+
+@_jit(nogil=True)
+def _privileged_kernel(seats, H, out):
+    """The other four hands, seat-relative (envs/briscola5/privileged.py)."""
+    for i in range(out.shape[0]):
+        s = seats[i]
+        for k in range(1, N):
+            write_cards(out, i, NUM_CARDS * (k - 1), H[i, H_HANDS, (s + k) % N], NUM_CARDS)
 
 
 # -- the engine -----------------------------------------------------------------------------
@@ -529,9 +577,10 @@ class Briscola5VectorEnv(VectorEnv):
     observer_class = Briscola5Observer
     unsupported: dict[str, str] = {}
     obs_in_step = True
+    privileged_size = PRIVILEGED_SIZE
 
     def _allocate(self, num_envs: int) -> dict[str, np.ndarray]:
-        self._cfg = _config(self.flags)
+        self._cfg = _config(self.flags, not self.autoreset, self.step_obs)
         # The observer's own float64 factor (score * (1 / (24 * num_hands)), not score / (24 * num_hands)).
         self._fcfg = np.array([1.0 / (24 * self.flags["num_hands"])], dtype=np.float64)
         b = num_envs
@@ -568,9 +617,18 @@ class Briscola5VectorEnv(VectorEnv):
         self.current_player[i] = s.to_act
         _mask_kernel(i, self._G, self._H, self._cfg, self.current_player, self.mask)
 
-    def _step(self, actions: np.ndarray) -> None:
+    def _step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
+        active = self._every_game if active is None else active
         self._run(
-            _step_kernel, actions, self._G, self._P, self._H, self._perm, self.rng, Shared(self._cfg),
+            _step_kernel, actions, active, self._G, self._P, self._H, self._perm, self.rng, Shared(self._cfg),
             Shared(self._fcfg), self.buf, self.current_player, self.mask, self.rewards, self.terminated, self.truncated,
             self.obs, *map(Shared, self.gather_tables),
         )
+
+    def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
+        _privileged_kernel(seats, self._H, out)
+
+    def _episode_result(self, i: int) -> dict[str, Any]:
+        played = int(self._G[i, HANDS_PLAYED])
+        return {"result_version": RESULT_VERSION, "hands_played": played, "totals": self._P[i, P_SCORES].tolist(),
+                "truncated": played < self.flags["num_hands"]}

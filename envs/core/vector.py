@@ -5,15 +5,19 @@ module holds what is the same for every game: validation, seeding, explicit deal
 seat-relative observation gather, state copies in and out. It imports numba, so it is
 imported only by `vector_env()` (the AEC envs never need it).
 
-The public entry is `envs.<game>_v0.vector_env(num_envs, **flags)`:
+The public entry is `envs.<game>_v0.vector_env(num_envs, threads=1, autoreset=True, step_obs=True, **flags)`:
 
 | member | returns | notes |
 |---|---|---|
 | `reset(seed=None, options=None)` | `(obs, mask)` | `options`: None or one dict per game, anything the AEC env's `reset(options=...)` accepts |
-| `step(actions)` | `(obs, mask, rewards, terminated, truncated, info)` | `actions`: int `(num_envs,)`, the action of the seat to act in each game |
+| `step(actions, active=None)` | `(obs, mask, rewards, terminated, truncated, info)` | `actions`: int `(num_envs,)`, the action of the seat to act in each game; `active`: None (every game) or bool `(num_envs,)`, the games to step (the others, and their entries of `actions`, are left alone) |
+| `deal(indices)` | None | a fresh episode, from its own stream, in each listed game (what a finished game gets by itself under `autoreset=True`) |
 | `current_player` | int64 `(num_envs,)` | the absolute seat to act in each game |
 | `observe(seats)` | float32 `(num_envs, obs_size)` | any seat's observation per game (an int or one seat per game) |
+| `observe_rows(rows, seats, out=None)` | float32 `(len(rows), obs_size)` | the observation of seat `seats[k]` in game `rows[k]`, packed (no other game gathered) |
+| `privileged(seats, out=None)` | float32 `(num_envs, privileged_size)` | what seat `seats[i]` cannot see in game `i`, seat-relative: for a critic in training, never for a player (layout below) |
 | `get_state(i)` / `set_state(i, state)` | dict of arrays / None | copy one game out or in (search agents clone states) |
+| `episode_result(i)` | dict | `autoreset=False`, a finished game: the AEC env's `info["result"]` of its episode without the per-hand records (the summary keys: totals, outcome ...) |
 
 Arrays:
 
@@ -23,10 +27,30 @@ Arrays:
 | `mask` | int8 `(num_envs, num_actions)` | that seat's action mask |
 | `rewards` | float32 `(num_envs, num_players)` | what each absolute seat received in this step; over an episode they sum to the AEC return |
 | `terminated`, `truncated` | bool `(num_envs,)` | the game ended in this step |
+| `finished` | bool `(num_envs,)` | `autoreset=False` only: the game is over and held at its end until `deal` or `reset` |
+
+The privileged vector (`privileged_size` floats per game; the table of each game is in its
+`envs/<game>/privileged.py`, which also holds `privileged(game, state, seat)`, the pure-Python
+reference on an AEC engine state):
+
+| slice | meaning |
+|---|---|
+| `[D (k - 1), D k)`, k = 1 .. n - 1 | the current hand of seat `(seat + k) % n`: 1.0 per card id held (D: the deck size, 40 or 32) |
+| `[D (n - 1), privileged_size)` | the game's other hidden state: Picchetto the opponent's discards, the undrawn talon and its order; nothing in Briscola and Pigugnìn |
 
 A finished game is dealt again at once from its own seeded stream: the step that ends it
 carries its final rewards, and the `obs` and `mask` it returns are the first of the next game.
 The same seed gives the same deals, whatever else runs in the process.
+
+With `autoreset=False` a finished game is held at its end instead: its buffer is the AEC
+observer's at the end of the episode (so `observe(seat)` is any seat's final observation, and
+`privileged(seat)` its final hidden state), its mask is all zeros, `finished[i]` is set and its
+`current_player` means nothing; stepping it raises until `deal([i])` starts its next episode,
+from the same stream, with the same cards `autoreset=True` would have dealt it at once. With
+`active` a caller steps some games while others wait (the Gymnasium vector env of one seat,
+`train/vector_single_seat.py`, steps the opponents' games while the learner's wait). With
+`step_obs=False`, `step` does not write `obs` (it is then stale; `reset`, `deal` and `load` still
+write it): a caller that needs only some views gathers them with `observe_rows`, once each.
 
 Outputs are fresh arrays by default; set `copy_outputs = False` to receive the engine's own
 buffers instead (faster; they are overwritten by the next call), as the batched trainer does.
@@ -45,8 +69,8 @@ from envs.core.errors import ConfigError, DealError, IllegalActionError
 from envs.core.game import CardGame, Observer
 
 __all__ = [
-    "VectorEnv", "Shared", "first_illegal", "gather_obs", "gather_one", "gather_seats", "gather_tables", "rand_below",
-    "seed_streams",
+    "VectorEnv", "Shared", "first_illegal", "first_illegal_active", "gather_active", "gather_obs", "gather_one",
+    "gather_into", "gather_rows", "gather_seats", "gather_tables", "rand_below", "seed_streams", "write_cards",
 ]
 
 
@@ -124,15 +148,21 @@ def gather_tables(gather: np.ndarray, min_run: int = MIN_RUN) -> tuple[np.ndarra
 
 
 @nb.njit(cache=True, nogil=True, inline="always", _nrt=False)
+def gather_into(k, i, seat, buf, out, runs, nruns, dst, src, nidx) -> None:
+    """`out[k]` = seat `seat`'s view of `buf[i]`, from the tables of `gather_tables`."""
+    for r in range(nruns[seat]):
+        d = runs[seat, r, 0]
+        s = runs[seat, r, 1]
+        for j in range(runs[seat, r, 2]):
+            out[k, d + j] = buf[i, s + j]
+    for j in range(nidx[seat]):
+        out[k, dst[seat, j]] = buf[i, src[seat, j]]
+
+
+@nb.njit(cache=True, nogil=True, inline="always", _nrt=False)
 def gather_one(i, seat, buf, obs, runs, nruns, dst, src, nidx) -> None:
     """`obs[i]` = seat `seat`'s view of `buf[i]`, from the tables of `gather_tables`."""
-    for k in range(nruns[seat]):
-        d = runs[seat, k, 0]
-        s = runs[seat, k, 1]
-        for j in range(runs[seat, k, 2]):
-            obs[i, d + j] = buf[i, s + j]
-    for j in range(nidx[seat]):
-        obs[i, dst[seat, j]] = buf[i, src[seat, j]]
+    gather_into(i, i, seat, buf, obs, runs, nruns, dst, src, nidx)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -140,6 +170,13 @@ def gather_seats(buf, seats, obs, runs, nruns, dst, src, nidx) -> None:
     """`obs[i]` = seat `seats[i]`'s view of `buf[i]` for every game (`gather_obs`, faster)."""
     for i in range(obs.shape[0]):
         gather_one(i, seats[i], buf, obs, runs, nruns, dst, src, nidx)
+
+
+@nb.njit(cache=True, nogil=True, inline="always", _nrt=False)
+def write_cards(out, i, offset, cards, num_cards) -> None:
+    """`out[i, offset + c]` = 1.0 if bit `c` of the card set `cards` is set, else 0.0, for `c < num_cards`."""
+    for c in range(num_cards):
+        out[i, offset + c] = np.float32((cards >> c) & 1)
 
 
 @nb.njit(cache=True)
@@ -151,6 +188,32 @@ def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
         if a < 0 or a >= num_actions or mask[i, a] != 1:
             return i
     return -1
+
+
+@nb.njit(cache=True)
+def first_illegal_active(mask: np.ndarray, actions: np.ndarray, active: np.ndarray) -> int:
+    """`first_illegal` among the games with `active[i]`."""
+    num_actions = mask.shape[1]
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if active[i] and (a < 0 or a >= num_actions or mask[i, a] != 1):
+            return i
+    return -1
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def gather_rows(buf, rows, seats, out, runs, nruns, dst, src, nidx) -> None:
+    """`out[k]` = seat `seats[k]`'s view of game `rows[k]` (packed: one output row per listed game)."""
+    for k in range(rows.shape[0]):
+        gather_into(k, rows[k], seats[k], buf, out, runs, nruns, dst, src, nidx)
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def gather_active(buf, seats, active, obs, runs, nruns, dst, src, nidx) -> None:
+    """`gather_seats` for the games with `active[i]` only."""
+    for i in range(obs.shape[0]):
+        if active[i]:
+            gather_one(i, seats[i], buf, obs, runs, nruns, dst, src, nidx)
 
 
 class Shared:
@@ -188,9 +251,14 @@ class VectorEnv:
     * `_deal(indices)`: start a fresh episode in the listed games from their streams
       (writes the state, `buf`, `current_player` and `mask`);
     * `_load(i, state)`: copy an AEC engine state (made by `game.new_state`) into game `i`;
-    * `_step(actions)`: apply one action per game (legal: checked here), write `buf`, `rewards`,
-      `terminated`, `truncated`, `current_player`, `mask` (and `obs` when `obs_in_step`), and
-      re-deal finished games.
+    * `_step(actions, active=None)`: apply one action per game `i` with `active[i]` (None: every game; legal:
+      checked here), write `buf`, `rewards`, `terminated`, `truncated`, `current_player`, `mask` (and `obs`
+      when `obs_in_step` and `step_obs`), and re-deal finished games, or, when `self.autoreset` is False,
+      hold them: the buffer of the final state (the AEC observer's at the end), an all-zero mask, a valid
+      seat in `current_player`;
+    * `_privileged(seats, out)`: write the privileged vector of `seats[i]` in game `i` into `out[i]`
+      (`privileged_size` floats, the layout of `envs/<game>/privileged.py`);
+    * `_episode_result(i)`: the summary of the finished episode held in game `i` (`episode_result`).
     """
 
     game_class: type[CardGame]
@@ -200,12 +268,23 @@ class VectorEnv:
     obs_in_step: bool = False
     #: flags whose non-default values the engine cannot play: {flag: why}
     unsupported: dict[str, str] = {}
+    #: floats per game of `privileged()` (the layout: `envs/<game>/privileged.py`)
+    privileged_size: int = 0
 
-    def __init__(self, num_envs: int, threads: int = 1, **flags: Any):
+    def __init__(self, num_envs: int, threads: int = 1, autoreset: bool = True, step_obs: bool = True, **flags: Any):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ConfigError(f"num_envs must be an int >= 1; got {num_envs!r}")
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
             raise ConfigError(f"threads must be an int >= 1 (games stepped on that many cores at once); got {threads!r}")
+        if not isinstance(autoreset, (bool, np.bool_)):
+            raise ConfigError(f"autoreset must be True (a finished game is dealt again at once) or False (it waits "
+                              f"for deal()); got {autoreset!r}")
+        #: True: a finished game is dealt again in the step that ends it; False: it is held until `deal`
+        self.autoreset = bool(autoreset)
+        if not isinstance(step_obs, (bool, np.bool_)):
+            raise ConfigError(f"step_obs must be True (step() writes `obs`) or False (it does not); got {step_obs!r}")
+        #: False: `step` leaves `obs` unwritten (callers gather the views they need with `observe_rows`)
+        self.step_obs = bool(step_obs)
         #: `step` runs the kernels over this many contiguous chunks of games at once (numba releases the GIL);
         #: every game only touches its own rows, so the results do not depend on it.
         self.threads = min(int(threads), int(num_envs))
@@ -230,6 +309,8 @@ class VectorEnv:
         self.terminated = np.zeros(b, dtype=np.bool_)
         self.truncated = np.zeros(b, dtype=np.bool_)
         self.current_player = np.zeros(b, dtype=np.int64)
+        self.finished = np.zeros(b, dtype=np.bool_)
+        self._every_game = np.ones(b, dtype=np.bool_)  # `active` of a step of every game
         self.rng = seed_streams(None, b)
         self.state = self._allocate(b)
         self.copy_outputs = True
@@ -245,7 +326,13 @@ class VectorEnv:
     def _load(self, i: int, state: Any) -> None:
         raise NotImplementedError
 
-    def _step(self, actions: np.ndarray) -> None:
+    def _step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
+        raise NotImplementedError
+
+    def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _episode_result(self, i: int) -> dict[str, Any]:
         raise NotImplementedError
 
     # -- API ----------------------------------------------------------------------------
@@ -264,6 +351,7 @@ class VectorEnv:
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
+        self.finished[:] = False
         dealt = np.array([i for i, s in enumerate(setups) if s is None], dtype=np.int64)
         if len(dealt):
             self._deal(dealt)
@@ -311,22 +399,37 @@ class VectorEnv:
         for job in pending:
             job.result()
 
-    def step(self, actions: Any):
+    def step(self, actions: Any, active: Any = None):
         if not self._ready:
             raise RuntimeError(f"{self.game.name}: vector_env.step() before reset(); call reset() first")
-        acts = self._check_actions(actions)
+        on = self._check_active(active)
+        acts = self._check_actions(actions, on)
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
-        self._step(acts)
-        if not self.obs_in_step:
-            self._run(gather_seats, self.buf, self.current_player, self.obs, *map(Shared, self.gather_tables))
+        self._step(acts, self._every_game if on is None else on)
+        if not self.autoreset:
+            self.finished |= self.terminated | self.truncated
+        if self.step_obs and not self.obs_in_step:
+            if on is None:
+                self._run(gather_seats, self.buf, self.current_player, self.obs, *map(Shared, self.gather_tables))
+            else:
+                gather_active(self.buf, self.current_player, on, self.obs, *self.gather_tables)
         return (
             self._out(self.obs), self._out(self.mask), self._out(self.rewards),
             self._out(self.terminated), self._out(self.truncated), {},
         )
 
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def _check_active(self, active: Any) -> np.ndarray | None:
+        if active is None:
+            return None
+        on = np.asarray(active)
+        if on.dtype != np.bool_ or on.shape != (self.num_envs,):
+            raise ConfigError(f"{self.game.name}: active must be None or a bool array of shape ({self.num_envs},) "
+                              f"(the games to step); got {on.dtype} {on.shape}")
+        return np.ascontiguousarray(on)
+
+    def _check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise IllegalActionError(
@@ -334,7 +437,15 @@ class VectorEnv:
                 f"got {acts.dtype} {acts.shape}"
             )
         acts = acts.astype(np.int64)
-        i = first_illegal(self.mask, acts)
+        if not self.autoreset:
+            held = self.finished if active is None else self.finished & active
+            if held.any():
+                i = int(np.flatnonzero(held)[0])
+                raise IllegalActionError(
+                    f"{self.game.name}: game {i} is over (autoreset=False holds it): deal([{i}]) or reset() "
+                    f"starts its next episode, or leave it out of `active` (no game was changed)"
+                )
+        i = first_illegal(self.mask, acts) if active is None else first_illegal_active(self.mask, acts, active)
         if i >= 0:
             names = ", ".join(f"{a} ({self.game.action_name(int(a))})" for a in np.flatnonzero(self.mask[i]))
             raise IllegalActionError(
@@ -343,14 +454,83 @@ class VectorEnv:
             )
         return acts
 
-    def observe(self, seats: Any) -> np.ndarray:
-        """The observation of `seats` (one int for every game, or one seat per game)."""
-        seat = np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.num_envs,))
+    def _seats(self, seats: Any) -> np.ndarray:
+        """`seats` (one int for every game, or one per game) as a contiguous int64 `(num_envs,)` array, checked."""
+        arr = np.asarray(seats)
+        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer) or arr.shape not in ((), (self.num_envs,)):
+            raise ConfigError(f"{self.game.name}: seats must be an int or {self.num_envs} ints (one per game); "
+                              f"got {seats!r}")
+        seat = np.ascontiguousarray(np.broadcast_to(arr.astype(np.int64), (self.num_envs,)))
         if ((seat < 0) | (seat >= self.num_players)).any():
             raise ConfigError(f"{self.game.name}: seats must be 0..{self.num_players - 1}; got {seats!r}")
+        return seat
+
+    def observe(self, seats: Any) -> np.ndarray:
+        """The observation of `seats` (one int for every game, or one seat per game)."""
         out = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
-        gather_seats(self.buf, np.ascontiguousarray(seat), out, *self.gather_tables)
+        gather_seats(self.buf, self._seats(seats), out, *self.gather_tables)
         return out
+
+    def observe_rows(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of seat `seats[k]` in game `rows[k]`, packed into `out[k]` (float32 `(len(rows), obs_size)`;
+        `out` may be larger: its first rows are written). Int arrays of equal length; unchecked beyond their types
+        (a fast path for callers that made the indices themselves)."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        seats = np.ascontiguousarray(seats, dtype=np.int64)
+        if out is None:
+            out = np.empty((len(rows), self.obs_size), dtype=np.float32)
+        gather_rows(self.buf, rows, seats, out, *self.gather_tables)
+        return out[: len(rows)]
+
+    def privileged(self, seats: Any, out: np.ndarray | None = None) -> np.ndarray:
+        """What seat `seats[i]` cannot see in game `i` (one int for every game, or one seat per game), seat-relative:
+        float32 `(num_envs, privileged_size)`, the layout of `envs/<game>/privileged.py` (module docstring).
+
+        For a critic in training (an oracle value function), never for a player: a policy that reads it cheats.
+        `out`, if given, is a C-contiguous float32 array of that shape, filled and returned (no allocation).
+        """
+        seat = self._seats(seats)
+        shape = (self.num_envs, self.privileged_size)
+        if out is None:
+            out = np.empty(shape, dtype=np.float32)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == shape
+                  and out.flags.c_contiguous and out.flags.writeable):
+            got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
+            raise ConfigError(f"{self.game.name}: privileged(out=...) must be a writable C-contiguous float32 array of "
+                              f"shape {shape}; got {got}")
+        self._privileged(seat, out)
+        return out
+
+    def deal(self, indices: Any) -> None:
+        """A fresh episode in each listed game, from its own stream (the cards `autoreset=True` would have dealt it
+        when its last episode ended); the games' `obs`, `mask` and `current_player` are those of the new deal."""
+        if not self._ready:
+            raise RuntimeError(f"{self.game.name}: vector_env.deal() before reset(); call reset() first")
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)) or idx.dtype == np.bool_:
+            raise ConfigError(f"{self.game.name}: deal() takes a list of game indices; got {indices!r}")
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        if ((idx < 0) | (idx >= self.num_envs)).any() or len(np.unique(idx)) != len(idx):
+            raise ConfigError(f"{self.game.name}: deal() takes distinct game indices 0..{self.num_envs - 1}; "
+                              f"got {indices!r}")
+        if not len(idx):
+            return
+        self.rewards[idx] = 0.0
+        self.terminated[idx] = False
+        self.truncated[idx] = False
+        self.finished[idx] = False
+        self._deal(idx)
+        on = np.zeros(self.num_envs, dtype=np.bool_)
+        on[idx] = True
+        gather_active(self.buf, self.current_player, on, self.obs, *self.gather_tables)
+
+    def episode_result(self, i: int) -> dict[str, Any]:
+        """The result of the finished episode held in game `i` (`autoreset=False`): the keys of the AEC env's
+        `info["result"]` (`game.result`) but its per-hand (and per-game) records, which the engine does not keep."""
+        if not (0 <= i < self.num_envs and self.finished[i]):
+            raise ConfigError(f"{self.game.name}: episode_result({i!r}) needs a finished game held at its end "
+                              f"(autoreset=False, finished[i] set)")
+        return self._episode_result(int(i))
 
     def get_state(self, i: int) -> dict[str, np.ndarray]:
         """A copy of game `i` (every state array, its observation buffer and its random stream)."""
@@ -359,6 +539,7 @@ class VectorEnv:
         out["_rng"] = self.rng[i : i + 1].copy()
         out["_current_player"] = self.current_player[i : i + 1].copy()
         out["_mask"] = self.mask[i].copy()
+        out["_finished"] = self.finished[i : i + 1].copy()
         return out
 
     def set_state(self, i: int, state: dict[str, np.ndarray]) -> None:
@@ -372,6 +553,7 @@ class VectorEnv:
         self.rng[i] = state["_rng"][0]
         self.current_player[i] = state["_current_player"][0]
         self.mask[i] = state["_mask"]
+        self.finished[i] = bool(state["_finished"][0]) if "_finished" in state else False
         self._ready = True
         self._gather_game(i)
 
@@ -393,6 +575,7 @@ class VectorEnv:
         self.rewards[i] = 0.0
         self.terminated[i] = False
         self.truncated[i] = False
+        self.finished[i] = False
         self._ready = True
         self._gather_game(i)
 

@@ -24,6 +24,16 @@ progress, paid with its first step (as `CardGameEnv` does):
 | `HAND_NO`, `DEALS` | hands dealt in the episode; deals drawn from the stream since the game was (re)seeded |
 | `PEND_WIN`, `PEND_HAND` | inside a step only: a game won by that seat (-1 none), the next hand to deal |
 
+The privileged vector (`privileged(seats)`, for a critic in training only; the reference is
+`envs/picchetto/privileged.py`), seat-relative (the opponent is `1 - seat`), float32 `(128,)`:
+
+| slice | meaning |
+|---|---|
+| `[0, 32)` | the opponent's current hand: 1.0 per card id held |
+| `[32, 64)` | the opponent's discards this hand |
+| `[64, 96)` | the talon cards not drawn yet (`T[k]` for `k >= ` the cards both players drew), whatever `allow_peek` or `reveal_leftover_talon` show of them |
+| `[96, 128)` | their talon position: `(k + 1) / 8` for `T[k]` |
+
 Randomness: `rand_below` on game `i`'s xorshift stream (`envs.core.vector`). A deal draws the
 first dealer with `rand_below(2)` (only for a fresh episode with `first_dealer="random"`),
 then shuffles `perm = 0..31` by Fisher-Yates (`for k = 31..1: swap perm[k], perm[rand_below(k + 1)]`)
@@ -49,11 +59,13 @@ import numba as nb
 import numpy as np
 
 from envs.core.errors import DealError
-from envs.core.vector import Shared, VectorEnv, rand_below, seed_streams
+from envs.core.game import RESULT_VERSION
+from envs.core.vector import Shared, VectorEnv, rand_below, seed_streams, write_cards
 from envs.picchetto import game as _g
 from envs.picchetto import observation as _o
 from envs.picchetto.game import PicchettoGame
 from envs.picchetto.observation import PicchettoObserver
+from envs.picchetto.privileged import OFF_DISCARDS, OFF_TALON, OFF_TALON_ORDER, PRIVILEGED_SIZE
 
 __all__ = ["PicchettoVectorEnv", "random_legal_actions"]
 
@@ -129,8 +141,8 @@ NUM_COLUMNS = len(_names)
 
 # -- configuration (flags) ----------------------------------------------------------------------
 (C_CLASSIC, C_MUST_HEAD, C_DEALER_MIN, C_BIANCO_REPIQUE, C_PIQUE_END, C_CAPOT_REPLACES, C_INCLUSIVE,
- C_GAME_TARGET, C_BELLA_TARGET, C_IMMEDIATE, C_SINGLE, C_EPISODE, C_REVEAL, C_PEEK, C_FIRST_DEALER) = range(15)
-NUM_CFG = 15
+ C_GAME_TARGET, C_BELLA_TARGET, C_IMMEDIATE, C_SINGLE, C_EPISODE, C_REVEAL, C_PEEK, C_FIRST_DEALER, C_HOLD) = range(16)
+NUM_CFG = 16
 EPISODE_MATCH, EPISODE_GAME, EPISODE_HAND = 0, 1, 2
 (F_OUTCOME, F_GAME_SCALE, F_BELLA_SCALE, F_GAME_TARGET_OBS, F_BELLA_TARGET_OBS) = range(5)
 NUM_FCFG = 5
@@ -661,8 +673,8 @@ def _deal_kernel(indices, st, pend, buf, mask, cur, rng, cfg, fcfg):
 
 
 @nb.njit(cache=True, nogil=True)
-def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cfg, fcfg):
-    """One action per game. The frequent path (discards, leads, follows with their trick points and
+def _step_kernel(actions, active, st, pend, buf, mask, rewards, terminated, cur, rng, cfg, fcfg):
+    """One action per game with `active[i]`. The frequent path (discards, leads, follows with their trick points and
     pique, the observation and mask updates) is written out here: every call of a function with
     array arguments costs atomic reference counts, so only the rare events call out."""
     perm = np.empty(32, dtype=np.int64)
@@ -672,7 +684,10 @@ def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cf
     inclusive = cfg[C_INCLUSIVE] != 0
     must_head = cfg[C_MUST_HEAD] != 0
     dealer_min = cfg[C_DEALER_MIN]
+    hold = cfg[C_HOLD] != 0
     for i in range(actions.shape[0]):
+        if not active[i]:
+            continue
         a = actions[i]
         rew[0] = 0.0
         rew[1] = 0.0
@@ -764,9 +779,10 @@ def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cf
         pend[i, 1] = 0.0
         if st[i, PHASE] == OVER:
             terminated[i] = True
-            _fresh_episode(st, i, rng, rew, cfg, fcfg, perm)
-            pend[i, 0] = rew[0]
-            pend[i, 1] = rew[1]
+            if not hold:  # (held: the OVER state stays, its buffer rebuilt below as the AEC observer does)
+                _fresh_episode(st, i, rng, rew, cfg, fcfg, perm)
+                pend[i, 0] = rew[0]
+                pend[i, 1] = rew[1]
             full = True
         elif st[i, EPOCH] != epoch:
             full = True
@@ -799,9 +815,9 @@ def _step_kernel(actions, st, pend, buf, mask, rewards, terminated, cur, rng, cf
                     buf[i, O_GAME_SCORE + p] = min(st[i, GS + p] * scale, OBS_HIGH)
                 if st[i, PIQUE_BY] >= 0:
                     buf[i, O_PIQUE + st[i, PIQUE_BY]] = 1.0
-        # the mask of the seat to act
+        # the mask of the seat to act (none when the game is held at its end: any seat then)
         to_act = st[i, TO_ACT]
-        cur[i] = to_act
+        cur[i] = to_act if to_act >= 0 else 0
         cards, base, end = _legal(st[i, PHASE], st[i, HANDS + to_act], st[i, LED], st[i, ND + to_act],
                                   must_head, dealer_min)
         for k in range(NUM_ACTIONS):
@@ -839,6 +855,26 @@ def random_legal_actions(mask, rng, out):
     return out
 
 
+@nb.njit(cache=True, nogil=True)
+def _privileged_kernel(seats, st, out):
+    """The opponent's hand and discards, the undrawn talon and its order (envs/picchetto/privileged.py)."""
+    for i in range(out.shape[0]):
+        o = 1 - seats[i]
+        write_cards(out, i, 0, st[i, HANDS + o], 32)
+        write_cards(out, i, OFF_DISCARDS, st[i, DISC + o], 32)
+        for j in range(OFF_TALON, OFF_TALON_ORDER + 32):
+            out[i, j] = 0.0
+        drawn = st[i, DRAWN] | st[i, DRAWN + 1]  # disjoint sets: the count is the talon position reached
+        k = 0
+        while drawn:
+            drawn &= drawn - 1
+            k += 1
+        for j in range(k, TALON_SIZE):
+            c = st[i, TALON + j]
+            out[i, OFF_TALON + c] = 1.0
+            out[i, OFF_TALON_ORDER + c] = (j + 1) / TALON_SIZE
+
+
 # =============================================================================================
 # the environment
 # =============================================================================================
@@ -850,6 +886,7 @@ class PicchettoVectorEnv(VectorEnv):
     game_class = PicchettoGame
     observer_class = PicchettoObserver
     unsupported: dict[str, str] = {}
+    privileged_size = PRIVILEGED_SIZE
 
     def _allocate(self, num_envs: int) -> dict[str, np.ndarray]:
         f = self.flags
@@ -870,6 +907,7 @@ class PicchettoVectorEnv(VectorEnv):
         cfg[C_REVEAL] = bool(f["reveal_leftover_talon"])
         cfg[C_PEEK] = bool(f["allow_peek"])
         cfg[C_FIRST_DEALER] = -1 if f["first_dealer"] == "random" else f["first_dealer"]
+        cfg[C_HOLD] = not self.autoreset
         fcfg = np.zeros(NUM_FCFG, dtype=np.float64)
         fcfg[F_OUTCOME] = f["outcome_reward"]
         # the observer's own float expressions (PicchettoObserver.reset)
@@ -887,8 +925,6 @@ class PicchettoVectorEnv(VectorEnv):
 
     def _deal(self, indices: np.ndarray) -> None:
         st = self.state["st"]
-        st[indices, DEALS] = 0
-        st[indices, EPOCH] = 0
         _deal_kernel(np.ascontiguousarray(indices, dtype=np.int64), st, self.state["pend"], self.buf,
                      self.mask, self.current_player, self.rng, self._cfg, self._fcfg)
 
@@ -928,8 +964,26 @@ class PicchettoVectorEnv(VectorEnv):
         self.current_player[i] = state.to_act
         _write_mask(self.mask, self.state["st"], i, self._cfg)
 
-    def _step(self, actions: np.ndarray) -> None:
-        self._run(_step_kernel, actions, self.state["st"], self.state["pend"], self.buf, self.mask, self.rewards,
+    def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
+        _privileged_kernel(seats, self.state["st"], out)
+
+    def _episode_result(self, i: int) -> dict[str, Any]:
+        s = self.state["st"][i]
+        scores, won = [int(s[GS]), int(s[GS + 1])], [int(s[GW]), int(s[GW + 1])]
+        # the last game's winner reached its target (the higher score if both did); the match is won with it
+        over = [self.game.reached(x, int(s[TARGET])) for x in scores]
+        if over[0] and over[1]:
+            winner = None if scores[0] == scores[1] else int(scores[1] > scores[0])
+        else:
+            winner = 0 if over[0] else (1 if over[1] else None)
+        single = self.flags["match_format"] == "single_game"
+        match_winner = winner if winner is not None and (single or won[winner] >= 2) else None
+        return {"result_version": RESULT_VERSION, "games_won": won, "match_winner": match_winner, "scores": scores,
+                "episode": self.flags["episode"]}
+
+    def _step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
+        active = self._every_game if active is None else active
+        self._run(_step_kernel, actions, active, self.state["st"], self.state["pend"], self.buf, self.mask, self.rewards,
                   self.terminated, self.current_player, self.rng, Shared(self._cfg), Shared(self._fcfg))
 
     def reset(self, seed: int | None = None, options: Any = None):
@@ -953,4 +1007,7 @@ class PicchettoVectorEnv(VectorEnv):
                                 f"game {i}: {self.game.name}: this deal ends the episode before any action "
                                 f"(a Bianco at the deal reaches the target): vector_env holds no episode "
                                 f"without a step; use env() for it, or other scores, hands or seed")
+        st = self.state["st"]
+        st[:, DEALS] = 0  # deals counted from the (re)seeded streams; a later deal() continues them
+        st[:, EPOCH] = 0
         return super().reset(seed, options)

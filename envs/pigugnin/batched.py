@@ -30,6 +30,15 @@ take (a numba call checks each argument's type: two arrays instead of sixteen ma
 | `outcome` | int8 (B, N) | result of the last finished episode per seat: -1 none, else an index of `OUTCOMES` |
 | `order` | int8 (B, 40) | the last deal: card `order[k]` went to seat `(deal_dealer + 1 + k) % N` |
 
+The privileged vector (`privileged(seats)`, for a critic in training only; the reference is
+`envs/pigugnin/privileged.py`), seat-relative, float32 `(40 * (N - 1),)`:
+
+| slice | meaning |
+|---|---|
+| `[40 (k - 1), 40 k)`, k = 1..N-1 | the current hand of seat `(seat + k) % N`: 1.0 per card id held |
+
+Nothing else is hidden (all 40 cards are dealt; plays and captures are public).
+
 A deal loaded through `reset(options=...)` (built by the AEC engine) sets `order` to an order
 that deals the same hands from `deal_dealer = dealer`.
 
@@ -47,11 +56,13 @@ import numpy as np
 
 from envs.core.cards import ITALIAN
 from envs.core.errors import ConfigError, DealError
-from envs.core.vector import Shared, VectorEnv, rand_below
+from envs.core.game import RESULT_VERSION
+from envs.core.vector import Shared, VectorEnv, rand_below, write_cards
 from envs.pigugnin import game as _game
 from envs.pigugnin import observation as _observation
 from envs.pigugnin.game import PigugninGame
 from envs.pigugnin.observation import PigugninObserver
+from envs.pigugnin.privileged import privileged_size
 
 __all__ = ["PigugninVectorEnv", "OUTCOMES", "REASONS"]
 
@@ -93,12 +104,12 @@ _TABLES[T_SUIT_MASK, : ITALIAN.num_suits] = ITALIAN.suit_mask
 # Columns of the kernels' int config (flags, constants and the buffer's field offsets).
 (C_N, C_HAND, C_RESTRICT, C_TIE_ANY, C_TOP_ALL_PAY, C_CAPP_STANDARD, C_TOP_TWO, C_BOUNDARY_WIN,
  C_LOSS, C_SOLE, C_HAND_EPISODE, C_FIRST_DEALER, C_HOLDER_7D, C_PIG, C_SEVEN_D, C_LAST_BONUS,
- C_HAND_TOTAL) = range(17)
+ C_HAND_TOTAL, C_HOLD) = range(18)
 _FIELDS = ("hand", "played", "trick", "trick_leader", "captured", "tricks_won", "points",
            "pig_taker", "busche", "dealer", "num_players")
 (O_HAND, O_PLAYED, O_TRICK, O_TRICK_LEADER, O_CAPTURED, O_TRICKS_WON, O_POINTS, O_PIG_HOLDER,
- O_BUSCHE, O_DEALER, O_NUM_PLAYERS) = range(17, 17 + len(_FIELDS))
-_CFG_SIZE = 17 + len(_FIELDS)
+ O_BUSCHE, O_DEALER, O_NUM_PLAYERS) = range(18, 18 + len(_FIELDS))
+_CFG_SIZE = 18 + len(_FIELDS)
 #: thresholds above this are clamped (no busche total can get there): they fit an int64
 _BIG = 1 << 62
 #: reward values must add to a hand's busche exactly in float64, as the AEC engine's ints do
@@ -383,12 +394,36 @@ def _score_hand(i, cfg, tables, g8, g64, delta):
 
 
 @nb.njit(cache=True)
-def _end_hand(i, winner, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated):
-    """The last trick of game `i` was taken by `winner`: HAND_SCORING and GAME_CHECK (§4.3, §5.2), then the
-    next hand (the Pigugnìn taker deals, §1.3) or, when the episode is over, a fresh episode."""
+def _hold(i, lead, winner, cfg, fcfg, g8, g64, buf):
+    """The episode is over and the game waits (autoreset=False): the buffer of the final state, as
+    `PigugninObserver.reset` writes it (the last trick in the winner's pile, the counters of every seat in
+    float32 as its NumPy division gives them, the busche after the hand). `g8`'s trick row still holds the
+    last trick, led by `lead`."""
     n = cfg[C_N]
+    hand_size = np.float32(cfg[C_HAND])
+    hand_total = np.float32(cfg[C_HAND_TOTAL])
+    scale = np.float32(fcfg[4])
+    o_trick, o_captured = cfg[O_TRICK], cfg[O_CAPTURED]
     for j in range(n):
-        g8[i, G_ROWS + j] = -1
+        c = g8[i, G_ROWS + j]
+        buf[i, o_trick + 40 * ((lead + j) % n) + c] = 0.0
+        buf[i, o_captured + 40 * winner + c] = 1.0
+    for p in range(n):
+        buf[i, cfg[O_TRICKS_WON] + p] = np.float32(g8[i, G_ROWS + n + p]) / hand_size
+        buf[i, cfg[O_POINTS] + p] = np.float32(g64[i, 2 * n + p]) / hand_total
+        buf[i, cfg[O_BUSCHE] + p] = np.float32(g64[i, n + p]) / scale
+        buf[i, cfg[O_PIG_HOLDER] + p] = 0.0
+        buf[i, cfg[O_TRICK_LEADER] + p] = 0.0
+    buf[i, cfg[O_PIG_HOLDER] + g8[i, G_PIG_TAKER]] = 1.0
+    buf[i, cfg[O_TRICK_LEADER] + winner] = 1.0
+
+
+@nb.njit(cache=True)
+def _end_hand(i, lead, winner, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated):
+    """The last trick of game `i` (led by `lead`) was taken by `winner`: HAND_SCORING and GAME_CHECK (§4.3,
+    §5.2), then the next hand (the Pigugnìn taker deals, §1.3) or, when the episode is over, a fresh episode
+    (with autoreset=False: the game held at its end)."""
+    n = cfg[C_N]
     g64[i, 2 * n + winner] += cfg[C_LAST_BONUS]
     delta = np.zeros(n, dtype=np.int64)
     res = np.full(n, -1, dtype=np.int8)
@@ -406,15 +441,20 @@ def _end_hand(i, winner, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminat
         for s in range(n):
             g8[i, G_ROWS + 2 * n + s] = res[s] if why != 0 else -1
         g8[i, G_REASON] = why
-        _new_episode(i, cfg, fcfg, g8, g64, buf, rng)
+        if cfg[C_HOLD] != 0:
+            _hold(i, lead, winner, cfg, fcfg, g8, g64, buf)
+            for j in range(n):
+                g8[i, G_ROWS + j] = -1
+        else:
+            _new_episode(i, cfg, fcfg, g8, g64, buf, rng)
     else:
         _new_hand(i, g8[i, G_PIG_TAKER], cfg, g8, g64, rng)
         _hand_buf(i, cfg, fcfg, g8, g64, buf)
 
 
 @nb.njit(cache=True, nogil=True)
-def _step_all(actions, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated, current_player, mask):
-    """One card per game: `game.apply` and `PigugninObserver.update`, then the next seat's mask.
+def _step_all(actions, active, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated, current_player, mask):
+    """One card per game with `active[i]`: `game.apply` and `PigugninObserver.update`, then the next seat's mask.
 
     The hot path is written out in this loop (a call per game costs more than the work here);
     the end of a hand goes to `_end_hand`, the first trick under D11 to `_legal`.
@@ -430,6 +470,8 @@ def _step_all(actions, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated
     won = G_ROWS + n  # tricks_won columns of g8
     pts = 2 * n  # points columns of g64
     for i in range(actions.shape[0]):
+        if not active[i]:
+            continue
         card = actions[i]
         seat = np.int64(g8[i, G_TO_ACT])
         g64[i, seat] ^= np.int64(1) << card
@@ -484,7 +526,7 @@ def _step_all(actions, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated
                     buf[i, o_leader + lead] = 0.0
                     buf[i, o_leader + winner] = 1.0
             else:
-                _end_hand(i, winner, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated)
+                _end_hand(i, lead, winner, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated)
         # The mask of the seat to act now (`_legal`, written out for the usual case).
         p = np.int64(g8[i, G_TO_ACT])
         hand = g64[i, p]
@@ -504,14 +546,20 @@ def _step_all(actions, cfg, fcfg, tables, g8, g64, buf, rng, rewards, terminated
 
 @nb.njit(cache=True)
 def _deal_all(indices, cfg, fcfg, tables, g8, g64, buf, rng, current_player, mask):
-    """A fresh episode in each listed game (no result of a last episode yet)."""
-    n = cfg[C_N]
+    """A fresh episode in each listed game (`outcome` and `reason` keep the last episode's result, as in a step)."""
     for i in indices:
         _new_episode(i, cfg, fcfg, g8, g64, buf, rng)
-        for s in range(n):
-            g8[i, G_ROWS + 2 * n + s] = -1
-        g8[i, G_REASON] = 0
         _write_mask(i, cfg, tables, g8, g64, mask, current_player)
+
+
+@nb.njit(cache=True, nogil=True)
+def _privileged_kernel(seats, g64, out):
+    """The other seats' hands, seat-relative (envs/pigugnin/privileged.py); `hands` are g64's first N columns."""
+    n = out.shape[1] // 40 + 1
+    for i in range(out.shape[0]):
+        s = seats[i]
+        for k in range(1, n):
+            write_cards(out, i, 40 * (k - 1), g64[i, (s + k) % n], 40)
 
 
 # -- the env ----------------------------------------------------------------------------------------
@@ -526,6 +574,7 @@ class PigugninVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int, **flags: Any):
         super().__init__(num_envs, **flags)
+        self.privileged_size = privileged_size(self.num_players)
         f = self.flags
         game = self.game
         table = game.outcome_reward  # win, draw, lose, annulled (annulled defaults to draw)
@@ -554,6 +603,7 @@ class PigugninVectorEnv(VectorEnv):
         cfg[C_SEVEN_D] = int(getattr(_game, "SEVEN_OF_DENARI", ITALIAN.parse("7D")))
         cfg[C_LAST_BONUS] = int(_game.LAST_TRICK_BONUS)
         cfg[C_HAND_TOTAL] = _HAND_TOTAL
+        cfg[C_HOLD] = int(not self.autoreset)
         for j, name in enumerate(_FIELDS):
             cfg[O_HAND + j] = self.layout.fields[name].abs_offset
         self._cfg = cfg
@@ -587,11 +637,27 @@ class PigugninVectorEnv(VectorEnv):
             self.buf, self.rng, self.current_player, self.mask,
         )
 
-    def _step(self, actions: np.ndarray) -> None:
+    def _step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
+        active = self._every_game if active is None else active
         self._run(
-            _step_all, actions, Shared(self._cfg), Shared(self._fcfg), Shared(self._tables), self._g8, self._g64,
+            _step_all, actions, active, Shared(self._cfg), Shared(self._fcfg), Shared(self._tables), self._g8, self._g64,
             self.buf, self.rng, self.rewards, self.terminated, self.current_player, self.mask,
         )
+
+    def _privileged(self, seats: np.ndarray, out: np.ndarray) -> None:
+        _privileged_kernel(seats, self._g64, out)
+
+    def _episode_result(self, i: int) -> dict[str, Any]:
+        st = self.state
+        codes = st["outcome"][i].tolist()
+        outcome = None if codes[0] < 0 else [OUTCOMES[c] for c in codes]
+        return {
+            "result_version": RESULT_VERSION, "num_players": self.num_players, "episode": self.flags["episode"],
+            "busche": st["busche"][i].tolist(), "game_over": outcome is not None, "outcome": outcome,
+            "reason": REASONS[st["reason"][i]], "annulled": outcome is not None and outcome[0] == "annulled",
+            "winners": [p for p, o in enumerate(outcome or ()) if o == "win"],
+            "losers": [p for p, o in enumerate(outcome or ()) if o == "lose"],
+        }
 
     def _load(self, i: int, state: Any) -> None:
         n = self.num_players
@@ -619,6 +685,13 @@ class PigugninVectorEnv(VectorEnv):
         self.current_player[i] = state.to_act
         legal = self.game.legal_mask(state)
         self.mask[i] = [(legal >> c) & 1 for c in range(self.num_actions)]
+
+    def reset(self, seed: int | None = None, options: Any = None):
+        """`VectorEnv.reset`; no game has the result of a last episode (`outcome`, `reason`) after it."""
+        out = super().reset(seed, options)
+        self.state["outcome"][:] = -1
+        self.state["reason"][:] = 0
+        return out
 
     def _parse_options(self, options):
         setups = super()._parse_options(options)

@@ -31,3 +31,16 @@ def first_fast(values) -> list:
         else:
             out.append(pytest.param(v, marks=pytest.mark.slow))
     return out
+
+
+def assert_privileged_matches(venv, aecs, reference, seats) -> None:
+    """The batched engine's privileged vectors of `seats` (one per game) are the pure-Python reference's
+    (`reference(game, state, seat)`, `envs/<game>/privileged.py`) on the AEC env of each game, float for float."""
+    got = venv.privileged(seats)
+    assert got.shape == (venv.num_envs, venv.privileged_size) and got.dtype == np.float32
+    for i, aec in enumerate(aecs):
+        want = reference(aec.game, aec.state_, int(seats[i]))
+        if want.tobytes() != got[i].tobytes():
+            bad = np.flatnonzero(want != got[i])
+            raise AssertionError(f"game {i}, seat {int(seats[i])}: privileged differs at {bad[:10].tolist()}: "
+                                 f"reference {want[bad[:10]].tolist()}, batched {got[i][bad[:10]].tolist()}")

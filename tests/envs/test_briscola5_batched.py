@@ -13,8 +13,9 @@ games and B AEC `raw_env`s, one per game, and steps them with the same actions:
   the AEC step), so both sides deal the same cards. The double counts its calls: the AEC engine
   must shuffle exactly when the batched one started a new hand within the episode.
 * After every step, for every game: the actor, the observation (bytes), the mask, the per-step
-  rewards of the five seats, terminated/truncated, and the WHOLE absolute observer buffer (every
-  seat's private rows too) must be identical; every few steps `observe(seat)` is compared for
+  rewards of the five seats, terminated/truncated, the WHOLE absolute observer buffer (every
+  seat's private rows too) and one seat's privileged vector (`envs/briscola5/privileged.py`, seats
+  in turn) must be identical; every few steps `observe(seat)` is compared for
   all five seats. When an episode ends the batched game is re-dealt at once: the AEC env is reset
   with the new deal and the next comparison is the new episode's first observation.
 * Actions: uniform over the legal ids, except that in the auction each game passes with its own
@@ -41,8 +42,9 @@ from envs import briscola5_v0  # noqa: E402
 from envs.briscola5.batched import Briscola5VectorEnv  # noqa: E402
 from envs.briscola5.game import FORFEIT, NO_FORFEIT, NUM_ACTIONS, PASS, POINTS  # noqa: E402
 from envs.briscola5.observation import LAYOUT  # noqa: E402
+from envs.briscola5.privileged import privileged as privileged_reference  # noqa: E402
 from envs.core.errors import ConfigError, DealError, IllegalActionError  # noqa: E402
-from tests.envs.common import first_fast
+from tests.envs.common import assert_privileged_matches, first_fast
 
 N = 5
 ZERO_POINT_CARDS = [c for c in range(40) if POINTS[c] == 0]  # 2, 4, 5, 6, 7 of every suit
@@ -223,6 +225,8 @@ class Differential:
             if not np.array_equal(aec.observer.buf.view(np.uint32), v.buf[i].view(np.uint32)):
                 raise AssertionError(f"game {i} step {self.steps}: buffer differs in "
                                      f"{_fields_differing(aec.observer.buf, v.buf[i], True)}")
+        # the privileged vectors (issue 22) of a seat per game, every seat in turn
+        assert_privileged_matches(v, self.aecs, privileged_reference, (v.current_player + 1 + self.steps) % N)
         if self.observe_every and self.steps % self.observe_every == 0:
             for seat in range(N):
                 got = v.observe(seat)

@@ -3,7 +3,8 @@
 Method. ``Differential`` steps ``N`` batched games and ``N`` AEC envs (``raw_env``, same flags)
 side by side with the same random legal actions, and after the reset and every step compares,
 per game: the seat to act, the observation bytes and the mask of that seat, the whole absolute
-observer buffer (both seats' private rows included), the step's per-seat rewards and the
+observer buffer (both seats' private rows included), one seat's privileged vector
+(``envs/picchetto/privileged.py``, the two seats in turn), the step's per-seat rewards and the
 termination / truncation flags.
 
 Deals. Both sides draw the same cards without trusting the engine's description of them:
@@ -47,8 +48,9 @@ from envs.core.errors import ConfigError, DealError, IllegalActionError
 from envs.core.vector import seed_streams
 from envs.picchetto import batched
 from envs.picchetto.game import FACE_MASK, FLAGS
+from envs.picchetto.privileged import privileged as privileged_reference
 from tests.envs.cases import PICCHETTO_NON_DEFAULT
-from tests.envs.common import first_fast
+from tests.envs.common import assert_privileged_matches, first_fast
 
 M64 = (1 << 64) - 1
 
@@ -212,6 +214,7 @@ class Differential:
                                      f"{v.buf[i][bad[:10]]} vs {aec.observer.buf[bad[:10]]}")
         assert v.obs.tobytes() == obs.tobytes()
         assert np.array_equal(v.mask, masks)
+        assert_privileged_matches(v, self.aecs, privileged_reference, (v.current_player + self.steps) % 2)
         if other_seat:
             seats = 1 - v.current_player
             got = v.observe(seats)

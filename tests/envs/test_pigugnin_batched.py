@@ -2,8 +2,9 @@
 
 Method. 64 games of one `PigugninVectorEnv` are stepped together next to 64 `raw_env`s with
 the same flags; before every step the actor, the observation bytes and the mask of every game
-are compared, after it the per-seat rewards and the termination/truncation flags (and at an
-episode's end the outcome and reason against the AEC result). Actions are random legal cards.
+are compared (and one seat's privileged vector, `envs/pigugnin/privileged.py`, seats in turn),
+after it the per-seat rewards and the termination/truncation flags (and at an episode's end the
+outcome and reason against the AEC result). Actions are random legal cards.
 
 Deals:
 
@@ -41,8 +42,9 @@ pytest.importorskip("numba")
 from envs import pigugnin_v0  # noqa: E402
 from envs.core.errors import ConfigError, DealError, IllegalActionError  # noqa: E402
 from envs.pigugnin.batched import OUTCOMES, REASONS, PigugninVectorEnv  # noqa: E402
+from envs.pigugnin.privileged import privileged as privileged_reference  # noqa: E402
 from tests.envs.cases import PIGUGNIN_NON_DEFAULT
-from tests.envs.common import first_fast
+from tests.envs.common import assert_privileged_matches, first_fast
 
 BATCH = 64
 NON_DEFAULT = PIGUGNIN_NON_DEFAULT  # the contract tests' non-default flag set (tests/envs/cases.py)
@@ -229,6 +231,8 @@ class Harness:
         mask = np.stack([v["action_mask"] for v in views])
         assert obs.tobytes() == venv.obs.tobytes(), self._where(obs, venv.obs)
         np.testing.assert_array_equal(venv.mask, mask)
+        n = venv.num_players
+        assert_privileged_matches(venv, aecs, privileged_reference, (actors + 1 + self.steps // venv.num_envs) % n)
         if every_seat:
             for seat in range(venv.num_players):
                 want = np.stack([env.observe(env.possible_agents[seat])["observation"] for env in aecs])
