@@ -8,7 +8,7 @@ or the episode is over, and returns only what belongs to the learner:
 | returned         | what                                                                     |
 |------------------|--------------------------------------------------------------------------|
 | observation      | the learner's seat-relative vector (``float32[obs_size]``, the AEC ``observation``) |
-| reward           | the sum of the learner's own rewards since its previous action, times ``reward_scale`` |
+| reward           | the sum of the learner's own rewards since its previous action (the first step's: since the episode began), times ``reward_scale`` |
 | terminated       | the AEC episode terminated (``truncated``: the game truncated it)         |
 | info             | ``seat``; at the end also ``result`` (the game's record), ``episode_return`` (unscaled), ``opponents`` |
 | ``action_masks()`` | bool mask of the learner's legal actions (for sb3-contrib's MaskablePPO) |
@@ -168,6 +168,8 @@ class SingleSeatEnv(gym.Env):
     which step with random ids.
     """
 
+    #: the default for states pickled before it existed (``set_state``)
+    _carry = 0.0
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
@@ -225,6 +227,7 @@ class SingleSeatEnv(gym.Env):
         self._rngs: dict[str, np.random.Generator] | None = None
         self._seed_seq: np.random.SeedSequence | None = None
         self._return = 0.0
+        self._carry = 0.0  # the learner's rewards before its first action, paid with its first step
         self._illegal_end = False  # the episode was ended by an illegal action ("terminate")
         self.skipped_deals = 0
 
@@ -274,7 +277,9 @@ class SingleSeatEnv(gym.Env):
             raw.reset(seed=self._env_seed if (seed is not None or first) and skipped == 0 else None, options=options)
             self._return = 0.0
             self._illegal_end = False
-            self._play_opponents()
+            # what the seat receives before its first action (a Picchetto Bianco paid to or by the dealer) comes
+            # with its first step's reward, so that the step rewards add up to the game's return
+            self._carry = self._play_opponents()
             if not self._over():
                 self.skipped_deals += skipped
                 return self._obs(), {"seat": self.learner}
@@ -293,7 +298,8 @@ class SingleSeatEnv(gym.Env):
             if self.illegal_action == "raise":
                 raise
             return self._end_by_illegal_action(action, err)
-        reward = raw.rewards[self.learner_agent]
+        reward = raw.rewards[self.learner_agent] + self._carry
+        self._carry = 0.0
         reward += self._play_opponents()
         self._return += reward
         info: dict[str, Any] = {"seat": self.learner}
@@ -311,7 +317,8 @@ class SingleSeatEnv(gym.Env):
     def _end_by_illegal_action(self, action: Any, err: IllegalActionError) -> tuple[np.ndarray, float, bool, bool, dict]:
         """``illegal_action="terminate"``: end the episode with ``illegal_reward`` (the game is left as it was)."""
         self._illegal_end = True
-        self._return += self.illegal_reward
+        carried, self._carry = self._carry, 0.0
+        self._return += self.illegal_reward + carried
         info = {
             "seat": self.learner,
             "illegal_action": int(action) if isinstance(action, (int, np.integer)) else action,
@@ -320,7 +327,7 @@ class SingleSeatEnv(gym.Env):
             "episode_return": self._return,
             "opponents": {s: getattr(a, "name", type(a).__name__) for s, a in self.seated.items()},
         }
-        return self._obs(), self.illegal_reward, True, False, info
+        return self._obs(), self.illegal_reward + carried * self.reward_scale, True, False, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (all False once the episode is over)."""

@@ -19,7 +19,7 @@ The rules the sub-envs share with ``SingleSeatEnv``:
 
 | rule | behaviour |
 |---|---|
-| reward | the learner's own rewards since its previous action; what the seat received before its first action of an episode (a Picchetto Bianco of the elder, paid with the elder's first step) is not counted, as in ``SingleSeatEnv`` |
+| reward | the learner's own rewards since its previous action; what the seat received before its first action of an episode (a Picchetto Bianco paid while the elder exchanges) comes with its first step, as in ``SingleSeatEnv`` |
 | skipped deals | a deal that ends before the learner acts is skipped: seats and opponents are drawn again and the next deal is dealt (``skipped`` counts them per sub-env), also for a given deal |
 | illegal actions | ``illegal_action="terminate"`` (default): an illegal or out-of-range id ends that sub-env's episode with ``illegal_reward`` (not scaled), the unchanged observation, an empty mask and ``infos["illegal_action"]``/``["reason"]``; ``"raise"``: ``step`` raises ``IllegalActionError`` naming the sub-env, its action and the legal ones, and changes nothing in any sub-env |
 | seats | ``seat="random"``: drawn per sub-env and episode; an int: that seat everywhere; a list of ``num_envs`` ints: one per sub-env |
@@ -187,6 +187,7 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         self.skipped = np.zeros(b, dtype=np.int64)
         self._opp = np.full((b, n), -1, dtype=np.int64)  # slot of each seat this episode (-1: the learner)
         self._acc = np.zeros(b, dtype=np.float64)  # the learner's rewards since its last action (unscaled)
+        self._carry = np.zeros(b, dtype=np.float64)  # its rewards before its first action, paid with its first step
         self._trunc = np.zeros(b, dtype=np.bool_)  # the game truncated the episode during this call
         self._return = np.zeros(b, dtype=np.float64)
         self._illegal = np.zeros(b, dtype=np.bool_)  # the episode was ended by an illegal action
@@ -319,10 +320,13 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         if len(ridx):
             self._skip_deals_before_the_learner(ridx)
         ended = legal & eng.finished
-        rewards = np.where(legal, self._acc * self.reward_scale, 0.0)
-        rewards[illegal] = self.illegal_reward
-        self._return[legal] += self._acc[legal]
-        self._return[illegal] += self.illegal_reward
+        acted = legal | illegal  # their first step delivers what was carried (the resetting ones' carry is new)
+        got = self._acc + np.where(acted, self._carry, 0.0)
+        rewards = np.where(legal, got * self.reward_scale, 0.0)
+        rewards[illegal] = self.illegal_reward + self._carry[illegal] * self.reward_scale
+        self._return[legal] += got[legal]
+        self._return[illegal] += self.illegal_reward + self._carry[illegal]
+        self._carry[acted] = 0.0
         self._return[resetting] = 0.0
         self._illegal[resetting] = False
         self._illegal |= illegal
@@ -482,7 +486,7 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
 
     def _skip_deals_before_the_learner(self, idx: np.ndarray) -> None:
         """Deals of new episodes that ended before the learner acted are skipped, as ``SingleSeatEnv.reset`` does;
-        what the learner received before its first action is not counted."""
+        what the learner received before its first action is carried to its first step."""
         eng = self.engine
         started = idx
         for _ in range(MAX_SKIPPED_DEALS):
@@ -492,12 +496,14 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
             self.skipped[skipped] += 1
             self._draw(skipped)
             eng.deal(skipped)
+            self._acc[skipped] = 0.0  # a skipped deal pays nothing
             active = np.zeros(self.num_envs, dtype=np.bool_)
             active[skipped] = True
             self._advance(active)
             idx = skipped
         else:
             raise RuntimeError(f"{self.game}: {MAX_SKIPPED_DEALS} deals in a row ended before the learner could act")
+        self._carry[started] = self._acc[started]
         self._acc[started] = 0.0
 
     def _advance(self, active: np.ndarray) -> None:

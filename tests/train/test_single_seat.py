@@ -493,3 +493,45 @@ def test_copies_continue_like_the_original(game, flags, opponents, illegal_at, t
         for j in range(i + 1, len(moves)):
             got = _freeze(_apply(twin, moves[j])) + (twin.unwrapped.action_masks().tobytes(),)
             assert got == records[j], f"copy made after move {i} ({how}) diverged at move {j}"
+
+
+# -- rewards paid before the learner's first action ------------------------------------------------------------
+
+#: Picchetto, dealer player_0: the elder (player_1) is dealt no J/Q/K, a Bianco paid at the deal (+10 to the elder,
+#: -10 to the dealer) before the dealer's first action
+BIANCO_DEAL = {"dealer": 0, "hands": ["Jh Qh Kh Ah Jd Qd Kd Ad Js Qs Ks As".split(),
+                                      "7h 8h 9h Th 7d 8d 9d Td 7s 8s 9s Ts".split()],
+               "talon": "7c 8c 9c Tc Jc Qc Kc Ac".split()}
+
+
+def _aec_return(seat: int, actions: list[int]) -> float:
+    """The seat's whole return in the AEC env, replaying every action of the episode."""
+    from envs import picchetto_v0
+
+    env = picchetto_v0.raw_env(episode="hand")
+    env.reset(options=BIANCO_DEAL)
+    total = 0.0
+    for a in actions:
+        env.step(a)
+        total += env.rewards[env.possible_agents[seat]]
+    assert env.episode_over
+    return total
+
+
+@pytest.mark.parametrize("reward_scale", [1.0, 0.5])
+def test_rewards_before_the_learners_first_action_come_with_its_first_step(reward_scale):
+    """The dealer learner pays the elder's Bianco before it acts: its first step's reward carries the -10, and the
+    step rewards add up to the AEC env's return (they used to drop it)."""
+    env = SingleSeatEnv("picchetto", opponents="heuristic", seat=0, episode="hand", reward_scale=reward_scale)
+    env.reset(seed=0, options=BIANCO_DEAL)
+    rewards, first = [], None
+    done = False
+    while not done:
+        _, r, term, trunc, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        first = r if first is None else first
+        rewards.append(r)
+        done = term or trunc
+    moves = [m["id"] for h in env.raw.episode_record()["hands"] for m in h["moves"]]
+    want = _aec_return(0, moves)
+    assert first <= -10 * reward_scale  # the Bianco, with whatever the first exchange scored
+    assert sum(rewards) == pytest.approx(want * reward_scale) and info["episode_return"] == pytest.approx(want)

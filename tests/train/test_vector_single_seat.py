@@ -335,3 +335,25 @@ def test_the_cleanrl_style_script_trains_on_make_vec(tmp_path):
     assert "update 2/2" in out.stdout
     final = re.search(r"final episodic_return\(last 100\)=(\S+) after (\d+) steps", out.stdout)
     assert final and math.isfinite(float(final.group(1))) and int(final.group(2)) > 1500, out.stdout
+
+
+def test_rewards_before_the_learners_first_action_come_with_its_first_step():
+    """The elder's Bianco, paid by the dealer learner at the deal, comes with the learner's first step, exactly as
+    in ``SingleSeatEnv`` (the same deal, seat and actions), in every autoreset mode's first episode."""
+    from tests.train.test_single_seat import BIANCO_DEAL
+
+    for mode in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+        venv = make("picchetto", 2, opponents="heuristic", seat=0, autoreset_mode=mode, episode="hand")
+        single = SingleSeatEnv("picchetto", opponents="heuristic", seat=0, episode="hand")
+        venv.reset(seed=0, options={"deals": [BIANCO_DEAL, BIANCO_DEAL]})
+        single.reset(seed=0, options=BIANCO_DEAL)
+        got, want, done = [], [], False
+        while not done:
+            a = int(np.flatnonzero(single.action_masks())[0])
+            assert venv.unwrapped.action_masks()[0, a]
+            _, r, term, trunc, _ = single.step(a)
+            _, vr, _, _, _ = venv.step(np.array([a, a]))
+            want.append(r)
+            got.append(vr[0])
+            done = term or trunc
+        assert got == want and want[0] <= -10 and sum(got) == sum(want)
