@@ -3,9 +3,11 @@ non-editable install (``pip install .``, a wheel) silently leaves it out and its
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
+import pytest
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+ (the project supports 3.10, where this check is skipped)
 ROOT = Path(__file__).resolve().parents[1]
 TOP = ("envs", "agents", "train", "play")
 

@@ -49,6 +49,8 @@ class Demonstrations:
     returns: np.ndarray
     seats: np.ndarray
     episodes: np.ndarray
+    privileged: np.ndarray | None = None
+    """what the deciding seat could not see (``VectorEnv.privileged``), for an oracle critic; None if not collected"""
 
 
 def collect(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed: int,
@@ -85,11 +87,12 @@ def collect(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed:
 
 
 def collect_batched(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed: int,
-                    reward_scale: float = 1.0, num_envs: int = 256) -> Demonstrations:
+                    reward_scale: float = 1.0, num_envs: int = 256, privileged: bool = False) -> Demonstrations:
     """``collect``'s data from the batched engine: ``teacher`` (an opponent spec) at every seat of ``episodes`` games.
 
     Game ``i`` records its episodes ``i, i + num_envs, ...`` below ``episodes``, so exactly ``episodes``
-    episodes are kept; the same seed gives the same data."""
+    episodes are kept; the same seed gives the same data. ``privileged``: also keep each decision's privileged
+    vector (for an oracle critic)."""
     from agents.rows import make_opponent
     from envs.registry import make_vector_env
 
@@ -101,12 +104,15 @@ def collect_batched(game: str, teacher: str, flags: dict[str, Any], episodes: in
     episode = np.arange(num_envs)  # global episode number of the episode each game is playing
     ep_ret = np.zeros((num_envs, env.num_players))
     parts: list[tuple[np.ndarray, ...]] = []
+    priv: list[np.ndarray] = []
     returns: dict[int, np.ndarray] = {}
     while (episode < episodes).any():
         cur = env.current_player.copy()
         rows = np.flatnonzero(episode < episodes)
         act = player.act(env.obs, env.mask)
         parts.append((env.obs[rows].copy(), env.mask[rows] != 0, act[rows], cur[rows], episode[rows]))
+        if privileged:
+            priv.append(env.privileged(cur)[rows])
         _, _, rewards, terminated, truncated, _ = env.step(act)
         ep_ret += rewards
         for i in np.flatnonzero(terminated | truncated):
@@ -115,7 +121,8 @@ def collect_batched(game: str, teacher: str, flags: dict[str, Any], episodes: in
             ep_ret[i] = 0.0
     obs, masks, actions, seats, eps = (np.concatenate(x) for x in zip(*parts, strict=True))
     ret = np.array([returns[e][s] for e, s in zip(eps.tolist(), seats.tolist(), strict=True)]) * reward_scale
-    return Demonstrations(obs, masks, actions.astype(np.int64), ret.astype(np.float32), seats, eps)
+    return Demonstrations(obs, masks, actions.astype(np.int64), ret.astype(np.float32), seats, eps,
+                          np.concatenate(priv) if privileged else None)
 
 
 def fit(forward: Callable[[Any], tuple[Any, Any]], params: list[Any], demos: Demonstrations, *, epochs: int,
@@ -180,11 +187,20 @@ def pretrain(policy: Any, demos: Demonstrations, *, epochs: int, batch_size: int
 def pretrain_actor_critic(actor: Any, critic: Any, demos: Demonstrations, *, epochs: int, lr: float, seed: int,
                           batch_size: int = 512) -> dict[str, float]:
     """``fit`` the plain actor (``logits = actor(x)``) and critic (``critic(x)[:, 0]``) together (minibatches in a
-    torch permutation seeded by ``seed``), with the fused Adam of the batched trainer (the same on every x86 CPU)."""
+    torch permutation seeded by ``seed``), with the fused Adam of the batched trainer (the same on every x86 CPU).
+    With ``demos.privileged`` (an oracle critic) the critic reads the observation and the privileged vector, the
+    actor the observation alone."""
+    import dataclasses
+
     import torch
 
     gen = torch.Generator().manual_seed(seed)
-    return fit(lambda x: (actor(x), critic(x)[:, 0]), [*actor.parameters(), *critic.parameters()], demos,
+    forward = lambda x: (actor(x), critic(x)[:, 0])  # noqa: E731
+    if demos.privileged is not None:
+        size = demos.obs.shape[1]
+        demos = dataclasses.replace(demos, obs=np.concatenate((demos.obs, demos.privileged), 1), privileged=None)
+        forward = lambda x: (actor(x[:, :size]), critic(x)[:, 0])  # noqa: E731
+    return fit(forward, [*actor.parameters(), *critic.parameters()], demos,
                epochs=epochs, lr=lr, batches=lambda n: torch.randperm(n, generator=gen).split(batch_size), fused=True)
 
 

@@ -4,7 +4,8 @@ for training), a separate MLP critic, and the fast forward paths of the batched 
 | function | what |
 |---|---|
 | ``build_actor(obs_size, num_actions, hidden, activation)`` | ``logits = action_net(policy_net(flatten(obs)))``, orthogonal init (gain sqrt 2, the head 0.01: a near-uniform start, as CleanRL and SB3) |
-| ``build_critic(obs_size, hidden, activation)`` | ``value = head(body(obs))[:, 0]``, orthogonal init (the head gain 1) |
+| ``build_critic(obs_size, hidden, activation)`` | ``value = head(body(obs))[:, 0]``, orthogonal init (the head gain 1); the oracle critic's ``obs_size`` includes the privileged vector |
+| ``build_q(obs_size, num_actions, hidden, activation)`` | Deep Monte-Carlo's Q-network: the actor's layout (one value per action, so the safe checkpoint plays it greedily), the actor's init |
 | ``first_layers``, ``policy_and_value`` | the actor's and the critic's first layers as one matrix product (``stack_first_layers``) |
 | ``inference_layers``, ``run_layers`` | a network as ``[(weight, bias, activation_)]``: the same ops without the modules' call overhead |
 
@@ -19,7 +20,7 @@ from typing import Any
 
 from agents.checkpoint import build_actor as actor_layout
 
-__all__ = ["build_actor", "build_critic", "first_layers", "policy_and_value", "inference_layers", "run_layers"]
+__all__ = ["build_actor", "build_critic", "build_q", "first_layers", "policy_and_value", "inference_layers", "run_layers"]
 
 
 def _mlp(sizes: list[int], activation: str) -> Any:
@@ -61,6 +62,12 @@ def build_critic(obs_size: int, hidden: list[int], activation: str = "Tanh") -> 
     head = nn.Linear(hidden[-1] if hidden else obs_size, 1)
     _init(head, 1.0)
     return nn.Sequential(body, head)
+
+
+def build_q(obs_size: int, num_actions: int, hidden: list[int], activation: str = "Tanh") -> Any:
+    """A Q-network with one output per action, in the actor's layout (``build_actor``: its near-zero head makes
+    every Q-value start near 0)."""
+    return build_actor(obs_size, num_actions, hidden, activation)
 
 
 def first_layers(actor: Any, critic: Any) -> tuple[Any, Any, int] | None:

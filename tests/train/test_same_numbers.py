@@ -137,7 +137,7 @@ def write(root: Path, module: str) -> None:
         runs = {name: numbers(run(name, Path(tmp), root, module)) for name in sorted(RUNS)}
     here = platform()
     model = here.pop("cpu_model")
-    for name, numbers_of_run in runs.items():
+    for numbers_of_run in runs.values():
         if not json.loads(numbers_of_run.pop("_portable")):
             numbers_of_run["cpu_model"] = model
     EXPECTED.parent.mkdir(exist_ok=True)

@@ -15,6 +15,9 @@ __all__ = ["Args", "check_args", "SEAT_MODES", "SAMPLING"]
 
 SEAT_MODES = ("random", "rotate")
 SAMPLING = ("gumbel", "inverse_cdf")
+ALGOS = ("ppo", "dmc")
+CRITICS = ("observation", "oracle")
+OPPONENT_SAMPLING = ("uniform", "pfsp")
 
 
 @dataclass
@@ -29,6 +32,22 @@ class Args(PPOArgs):
     """games stepped together by the batched engine"""
     num_steps: int = 64
     """engine steps per rollout (each advances every game by one decision, the learner's or an opponent's)"""
+    algo: str = "ppo"
+    """the algorithm: 'ppo' (train/batched/ppo.py) or 'dmc' (Deep Monte-Carlo, train/batched/dmc.py: a Q-network on Monte-Carlo returns, epsilon-greedy)"""
+    critic: str = "observation"
+    """PPO's critic: 'observation' (reads what the learner's seat sees) or 'oracle' (also every hidden card: the engine's privileged vector; training only, checkpoints keep the actor alone)"""
+    epsilon: float = 0.01
+    """dmc: the share of exploratory decisions (a uniformly random legal action)"""
+    opponent_sampling: str = "uniform"
+    """how opponent seats draw from the pool: 'uniform' (the opponents specs uniformly, snapshots with snapshot_share) or 'pfsp' (a league: prioritized fictitious self-play over the anchors and snapshots, train/batched/league.py)"""
+    pfsp_power: float = 2.0
+    """pfsp: a member's draw weight is (1 - p) ** pfsp_power + pfsp_floor, p the newest snapshot's win rate against it"""
+    pfsp_floor: float = 0.05
+    """pfsp: the weight every member in the pool keeps"""
+    league_games: int = 512
+    """pfsp: batched games per match of the payoff matrix (each pair of members, both ways, when a snapshot joins)"""
+    checkpoint_at: list = field(default_factory=list)
+    """learner steps at which to keep a checkpoint, checkpoints/step_<N>.mazzo.zip (the first rollout boundary at or past each)"""
 
     all_seats_share: float = 0.0
     """share of games in which the current policy plays every seat (self-play: every decision is a learner sample)"""
@@ -85,9 +104,34 @@ def check_args(args: Args) -> dict[str, Any]:
     if args.target_kl is not None and not args.target_kl > 0:
         raise ConfigError(f"invalid value {args.target_kl!r} for 'target_kl'; allowed: a number > 0 or null")
     check_activation(args.activation)
+    _check_algorithm(args)
     for spec in opponent_specs(args.opponents):
         make_opponent(spec, args.game, args.env, 0)  # ConfigError for an unknown spec or a bad checkpoint
     if args.bc_episodes:
         make_opponent(args.bc_teacher, args.game, args.env, 0)  # the teacher plays as an OpponentPolicy
     check_agents(args.eval_opponents, args.game)
     return meta
+
+
+def _check_algorithm(args: Args) -> None:
+    """The keys of the algorithm, the critic and the league."""
+    for key, allowed in (("algo", ALGOS), ("critic", CRITICS), ("opponent_sampling", OPPONENT_SAMPLING)):
+        if getattr(args, key) not in allowed:
+            raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: "
+                              f"{', '.join(map(repr, allowed))}")
+    check_ranges(args, (("epsilon", "[0, 1]", lambda v: 0 <= v <= 1), ("pfsp_power", "[0, 100]", lambda v: 0 <= v <= 100),
+                        ("pfsp_floor", "(0, 1e6]", lambda v: 0 < v <= 1e6)))
+    check_ints(args, ("league_games",), 1)
+    if args.critic == "oracle" and args.algo != "ppo":
+        raise ConfigError(f"'critic: oracle' is PPO's (algo: ppo); algo {args.algo!r} has no critic")
+    if args.critic == "oracle" and args.stack_first_layers:
+        raise ConfigError("'stack_first_layers: true' needs the actor and the critic to read the same input; "
+                          "the oracle critic also reads the privileged vector (set one of them off)")
+    if args.algo == "dmc" and args.bc_episodes:
+        raise ConfigError("'bc_episodes' (the warm start by imitation) fits a policy's logits, and algo 'dmc' "
+                          "trains Q-values: set bc_episodes: 0, or use algo: ppo")
+    if args.opponent_sampling == "pfsp" and not args.selfplay:
+        raise ConfigError("'opponent_sampling: pfsp' draws from a pool of snapshots: it needs 'selfplay: true'")
+    if not isinstance(args.checkpoint_at, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in args.checkpoint_at):
+        raise ConfigError(f"invalid value {args.checkpoint_at!r} for 'checkpoint_at'; allowed: a list of ints > 0")

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 
 from train.batched.args import Args, check_args
+from train.batched.dmc import BatchedDMC
+from train.batched.league import League
 from train.batched.ppo import BatchedPPO
 from train.batched.state import STATE_FORMAT, STATE_NAME, check_resume, get_state, load_state
 from train.config import parse_args, to_dict
@@ -32,13 +34,16 @@ from train.runs import (
     timing,
 )
 
-__all__ = ["main", "BatchedRun", "CHECKPOINTS"]
+__all__ = ["main", "BatchedRun", "CHECKPOINTS", "ALGORITHMS"]
+
+#: ``algo`` -> the algorithm (a ``train.batched.learner.BatchedLearner`` with ``collect()`` and ``update()``)
+ALGORITHMS = {"ppo": BatchedPPO, "dmc": BatchedDMC}
 
 #: what the report says of this trainer's files
 CHECKPOINTS = (f"trained by train/batched on the batched engine; `{STATE_NAME}`: the training state for `--resume`, "
                "JSON and plain arrays")
 #: the run loop's bookkeeping kept in the training state (besides the evaluations')
-LOOP_KEYS = ("next_snapshot", "train_time", "elapsed", "segments")
+LOOP_KEYS = ("next_snapshot", "train_time", "elapsed", "segments", "next_checkpoint")
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m train.batched") -> Path:
@@ -56,10 +61,12 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.batched") -
         run_dir = continue_run(origin, args, int(resumed[1]["trainer"]["global_step"]), exact=True)
     else:
         run_dir = new_run_dir(Path(args.runs_dir), args)
-    meta = {**meta, "run_name": run_dir.name, "config": start_run(args, run_dir)}
+    meta = {**meta, "run_name": run_dir.name, "config": start_run(args, run_dir), "algo": args.algo}
+    if args.algo == "dmc":
+        meta["outputs"] = "q_values"  # greedy on them; they are values (times reward_scale), not logits
     seeds = np.random.SeedSequence(args.seed).generate_state(6)  # the trainer derives its generators from them
     platform_info = seed_everything(args.seed, args.torch_threads, preloaded, "train.batched", args.numerics)
-    trainer = BatchedPPO(args, seeds)
+    trainer = ALGORITHMS[args.algo](args, seeds)
     run = BatchedRun(args, run_dir, meta, trainer, SummaryWriter(str(run_dir / "tb")),
                      resumed[1]["loop"] if resumed else None)
     if resumed:
@@ -73,12 +80,13 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.batched") -
 
 
 def warm_start(args: Args, trainer: BatchedPPO, run_dir: Path, bc_seed: int) -> None:
-    """Imitate ``bc_teacher`` on the batched engine before PPO (``train/imitation.py``)."""
+    """Imitate ``bc_teacher`` on the batched engine before PPO (``train/imitation.py``); an oracle critic fits the
+    returns from the observation and the privileged vector."""
     from train.imitation import collect_batched, pretrain_actor_critic, record
 
     t0 = time.time()
     demos = collect_batched(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=bc_seed,
-                            reward_scale=args.reward_scale)
+                            reward_scale=args.reward_scale, privileged=getattr(trainer, "oracle", False))
     stats = pretrain_actor_critic(trainer.actor, trainer.critic, demos, epochs=args.bc_epochs, lr=args.bc_lr,
                                   seed=bc_seed)
     record(run_dir, args.bc_teacher, args.bc_episodes, t0, stats)
@@ -110,11 +118,13 @@ class BatchedRun:
                  loop: dict[str, Any] | None):
         self.args, self.run_dir, self.meta, self.trainer, self.writer = args, run_dir, meta, trainer, writer
         self.s: dict[str, Any] = {"next_snapshot": args.snapshot_every, "train_time": 0.0, "elapsed": 0.0,
-                                  "segments": 1}
+                                  "segments": 1, "next_checkpoint": 0}
         self.evals = PeriodicEvaluation(args, run_dir, {k: loop[k] for k in STATE_KEYS if k in loop} if loop else None,
                                         log=self.scalar)
+        self.league = (League(args, trainer, run_dir, loop.get("league") if loop else None)
+                       if args.opponent_sampling == "pfsp" else None)
         if loop:
-            self.s.update({k: loop[k] for k in LOOP_KEYS})
+            self.s.update({k: loop[k] for k in LOOP_KEYS if k in loop})
             self.s["segments"] = int(loop["segments"]) + 1
             self.evals.resume()
         self.started = time.time()
@@ -126,7 +136,8 @@ class BatchedRun:
         from agents.checkpoint import save_actor
 
         t = self.trainer
-        return save_actor(t.actor, path, self.meta, vf=list(self.args.net_arch), num_timesteps=t.global_step)
+        return save_actor(t.actor, path, self.meta, vf=list(self.args.net_arch) if t.critic is not None else [],
+                          num_timesteps=t.global_step)
 
     def evaluate(self, step: int) -> None:
         """The saved ``last.mazzo.zip`` plays (checked to be the live actor); the best is kept; the state saved."""
@@ -148,7 +159,8 @@ class BatchedRun:
         """last_state.zip, beside last.mazzo.zip: what --resume needs to go on as if never stopped."""
         t, run_dir = self.trainer, self.run_dir
         trainer_state, arrays = get_state(t)
-        loop = {**{k: v for k, v in self.evals.state.items() if k != "next_eval"}, **self.s}
+        loop = {**{k: v for k, v in self.evals.state.items() if k != "next_eval"}, **self.s,
+                **({"league": self.league.state} if self.league else {})}
         snaps = [{"slot": slot, "step": st, "file": str(path.relative_to(run_dir))}
                  for slot, (st, path) in sorted(t.snapshot_files.items())]
         save_train_state(run_dir / STATE_NAME, STATE_FORMAT, {"config": to_dict(self.args), "run_name": run_dir.name,
@@ -172,7 +184,9 @@ class BatchedRun:
             if step >= args.total_timesteps:
                 break
             if args.selfplay and step >= s["next_snapshot"]:
-                t.add_snapshot(self.save(self.run_dir / "snapshots" / f"step_{step}.mazzo.zip"), step)
+                slot = t.add_snapshot(self.save(self.run_dir / "snapshots" / f"step_{step}.mazzo.zip"), step)
+                if self.league:
+                    self.league.add(slot, step)
                 s["next_snapshot"] = step + args.snapshot_every
             t0 = time.time()
             collected = t.collect()
@@ -180,11 +194,22 @@ class BatchedRun:
             elapsed = time.time() - t0
             s["train_time"] += elapsed
             self.log(collected, metrics, elapsed, interactive)
+            self.keep_checkpoints()
         if interactive:
             print(file=sys.stderr)
         self.writer.close()
         return timing(time.time() - self.started, time.time() - segment_started, s["segments"], from_step,
                       t.global_step, resumed_from, s["train_time"], self.evals.state["eval_time"])
+
+    def keep_checkpoints(self) -> None:
+        """``checkpoints/step_<N>.mazzo.zip`` at the first rollout boundary at or past each of ``checkpoint_at``."""
+        due = sorted(n for n in self.args.checkpoint_at if n > self.s["next_checkpoint"] - 1)
+        for n in due:
+            if self.trainer.global_step < n:
+                break
+            (self.run_dir / "checkpoints").mkdir(exist_ok=True)
+            self.save(self.run_dir / "checkpoints" / f"step_{n}.mazzo.zip")
+            self.s["next_checkpoint"] = n + 1
 
     def log(self, collected: int, metrics: dict[str, float], elapsed: float, interactive: bool) -> None:
         """metrics.csv (the report's columns first), TensorBoard and, on a terminal, a progress line."""

@@ -35,74 +35,48 @@ from __future__ import annotations
 
 import collections
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.rows import opponent_specs
-from envs.core.errors import ConfigError
+from train.batched.learner import BatchedLearner
 from train.networks import build_actor, build_critic, first_layers, inference_layers, policy_and_value, run_layers
 
 __all__ = ["BatchedPPO"]
 
 
-class BatchedPPO:
-    """The engine, the seats, the opponents, the networks and PPO: ``collect()`` a rollout, then ``update()``.
-    Seeds come from ``seeds`` (six ints of ``np.random.SeedSequence(args.seed)``; see the module docstring)."""
+class BatchedPPO(BatchedLearner):
+    """PPO on the batched engine: ``collect()`` a rollout, then ``update()`` (the games, seats and opponents are
+    ``BatchedLearner``'s). Seeds come from ``seeds`` (six ints of ``np.random.SeedSequence(args.seed)``: ``[0]`` the
+    learner's actions, ``[1]`` the minibatch order; see the module docstring)."""
 
     def __init__(self, args: Any, seeds: np.ndarray):
         import torch
 
-        from agents.rows import make_opponent
-        from envs.registry import make_vector_env
-        from train.batched.rollout import SeatAssigner, SeatRollout
+        from train.batched.rollout import SeatRollout
 
-        self.args = args
         self.sample_gen = torch.Generator().manual_seed(int(seeds[0]))  # the learner's actions
         self.shuffle_gen = torch.Generator().manual_seed(int(seeds[1]))  # minibatch order
-        self.opponent_seed = int(seeds[4])
-        self.env = make_vector_env(args.game, args.num_envs, **args.env)
-        self.env.copy_outputs = False  # the engine's own buffers: read before the next step
-        self.env.reset(seed=int(seeds[3]))
+        super().__init__(args, seeds)
         n, B, A, size = self.env.num_players, self.env.num_envs, self.env.num_actions, self.env.obs_size
-        self.specs = opponent_specs(args.opponents)
-        # slot 0: the learner; 1..len(specs): the opponents; then max_snapshots slots for self-play snapshots
-        self.slots: list[Any] = [None] + [make_opponent(s, args.game, args.env, self.opponent_seed + 7919 * k)
-                                          for k, s in enumerate(self.specs)] + [None] * args.max_snapshots
-        self.seats = SeatAssigner(B, n, len(self.specs), args.max_snapshots, args.all_seats_share, args.seat,
-                                  args.snapshot_share, np.random.default_rng(int(seeds[2])))
+        # critic: oracle reads the observation and the privileged vector (every hidden card), the actor never does
+        self.oracle = getattr(args, "critic", "observation") == "oracle"
+        self.priv_size = self.env.privileged_size if self.oracle else 0
+        self.priv_all = np.zeros((B, self.priv_size), dtype=np.float32)
         self.actor = build_actor(size, A, list(args.net_arch), args.activation)
-        self.critic = build_critic(size, list(args.net_arch), args.activation)
+        self.critic = build_critic(size + self.priv_size, list(args.net_arch), args.activation)
         self.params = [*self.actor.parameters(), *self.critic.parameters()]
         self.optimizer = torch.optim.Adam(self.params, lr=args.learning_rate, eps=1e-5, fused=True)
-        self.buf = SeatRollout(B, n, size, A, args.num_steps)
-        self.games = np.arange(B)
-        self.actions = np.zeros(B, dtype=np.int64)
-        self.ep_ret = np.zeros((B, n), dtype=np.float64)
-        self.ep_dec = np.zeros((B, n), dtype=np.int64)
-        self.returns_vs: collections.deque = collections.deque(maxlen=100)  # learner seats against opponents
-        self.returns_sp: collections.deque = collections.deque(maxlen=100)  # seats of self-play games
-        self.lengths: collections.deque = collections.deque(maxlen=100)
-        self.global_step = self.episodes = 0
-        self.timers: collections.defaultdict = collections.defaultdict(float)
-        self.opponent_decisions = 0
-        self.snapshot_files: dict[int, tuple[int, Path]] = {}  # slot -> (step, file) of the self-play pool
+        self.buf = SeatRollout(B, n, size, A, args.num_steps, priv_size=self.priv_size)
 
-    def add_snapshot(self, path: Path, step: int, slot: int | None = None) -> None:
-        """Put the safe checkpoint ``path`` (a frozen learner) in the self-play pool; it samples its policy.
-        ``slot``: put it back where it was (a resume restores the pool's count and generators after)."""
-        from agents.checkpoint import load_actor
-        from agents.rows import ActorRows
+    def networks(self) -> dict[str, Any]:
+        return {"actor": self.actor, "critic": self.critic}
 
-        frozen, _ = load_actor(path)
-        if slot is None:
-            slot = self.seats.add_snapshot()
-        elif not 1 + len(self.specs) <= slot < len(self.slots):
-            raise ConfigError(f"snapshot slot {slot} out of range for this config")
-        self.slots[slot] = ActorRows(frozen, name=f"snapshot:{step}", greedy=False, sampling=self.args.sampling,
-                                     seed=self.opponent_seed + 104729 * slot + step)
-        self.snapshot_files[slot] = (step, Path(path))
+    def critic_input(self, x: Any, priv: Any) -> Any:
+        """The critic's input: the observation, and with the oracle critic the privileged vector after it."""
+        import torch
+
+        return torch.cat((x, priv), 1) if self.oracle else x
 
     def collect(self) -> int:
         """``num_steps`` engine steps: the learner's rows through the networks, the others through their
@@ -112,9 +86,7 @@ class BatchedPPO:
         from agents.checkpoint import HUGE_NEG
         from agents.sampling import SAMPLERS, gumbel_max_legal
 
-        args, env, buf, seats, timers = self.args, self.env, self.buf, self.seats, self.timers
-        games, actions, clock = self.games, self.actions, time.perf_counter
-        everyone = args.all_seats_share == 1.0
+        args, env, buf, clock = self.args, self.env, self.buf, time.perf_counter
         before = self.global_step
         with torch.inference_mode():
             # the weights do not change during a rollout
@@ -123,16 +95,18 @@ class BatchedPPO:
             fast = fast if fast and None not in fast else None
             for _ in range(args.num_steps):
                 t0 = clock()
-                cur = env.current_player.copy()
-                owner = seats.owner[games, cur]
-                learner = games if everyone else np.flatnonzero(owner == 0)
+                cur, owner, learner = self.turn()
                 if len(learner):
                     s = buf.add(learner, cur[learner])
                     np.take(env.obs, learner, axis=0, out=buf.obs[s])
                     np.not_equal(np.take(env.mask, learner, axis=0), 0, out=buf.mask[s])
                     x, legal = torch.from_numpy(buf.obs[s]), torch.from_numpy(buf.mask[s])
+                    if self.oracle:
+                        env.privileged(cur, out=self.priv_all)
+                        np.take(self.priv_all, learner, axis=0, out=buf.priv[s])
+                    xc = self.critic_input(x, torch.from_numpy(buf.priv[s]))
                     if fast:  # the modules' ops without their call overhead: the same numbers
-                        logits, value = run_layers(fast[0], x), run_layers(fast[1], x)[:, 0]
+                        logits, value = run_layers(fast[0], x), run_layers(fast[1], xc)[:, 0]
                     else:
                         logits, value = policy_and_value(self.actor, self.critic, x, stacked)
                     logits.masked_fill_(~legal, HUGE_NEG)
@@ -143,42 +117,9 @@ class BatchedPPO:
                     buf.act[s] = a.numpy()
                     buf.logp[s] = torch.log_softmax(logits, -1).gather(1, a[:, None])[:, 0].numpy()
                     buf.val[s] = value.numpy()
-                    actions[learner] = buf.act[s]
-                    self.ep_dec[learner, cur[learner]] += 1
-                    self.global_step += len(learner)
-                t1 = clock()
-                if len(learner) < len(games):
-                    others = np.flatnonzero(owner != 0)
-                    self.opponent_decisions += len(others)
-                    who = owner[others]
-                    for slot in np.unique(who):
-                        rows = others[who == slot]
-                        actions[rows] = self.slots[slot].act(env.obs[rows], env.mask[rows])
-                t2 = clock()
-                _, _, rewards, terminated, truncated, _ = env.step(actions)
-                t3 = clock()
-                ended = terminated | truncated
-                buf.credit(rewards * args.reward_scale if args.reward_scale != 1.0 else rewards, ended)
-                self.ep_ret += rewards
-                if ended.any():
-                    self._episodes_end(np.flatnonzero(ended))
-                timers["learner"] += t1 - t0
-                timers["opponents"] += t2 - t1
-                timers["env"] += t3 - t2
-                timers["bookkeeping"] += clock() - t3
+                    self.actions[learner] = buf.act[s]
+                self.advance(owner, learner, t0)
         return self.global_step - before
-
-    def _episodes_end(self, done_games: np.ndarray) -> None:
-        seats = self.seats
-        for i in done_games:
-            played = (seats.owner[i] == 0) & (self.ep_dec[i] > 0)  # learner seats that made a decision
-            if played.any():
-                self.episodes += 1
-                (self.returns_sp if seats.selfplay[i] else self.returns_vs).extend(self.ep_ret[i, played].tolist())
-                self.lengths.extend(self.ep_dec[i, played].tolist())
-        self.ep_ret[done_games] = 0.0
-        self.ep_dec[done_games] = 0
-        seats.draw(done_games)
 
     def update(self) -> dict[str, float]:
         """GAE along each seat's decisions, then ``n_epochs`` of clipped PPO over the complete samples;
@@ -194,7 +135,7 @@ class BatchedPPO:
             self.optimizer.param_groups[0]["lr"] = args.learning_rate * max(1 - self.global_step / args.total_timesteps, 0)
         comp, adv, ret = buf.advantages(args.gamma, args.gae_lambda)
         idx = torch.from_numpy(np.flatnonzero(comp))
-        obs_t, mask_t = torch.from_numpy(buf.obs), torch.from_numpy(buf.mask)
+        obs_t, mask_t, priv_t = torch.from_numpy(buf.obs), torch.from_numpy(buf.mask), torch.from_numpy(buf.priv)
         act_t, logp_t = torch.from_numpy(buf.act), torch.from_numpy(buf.logp)
         adv_t, ret_t = torch.from_numpy(adv), torch.from_numpy(ret)
         rows = torch.index_select  # the same rows as obs_t[mb], 2.5x faster than advanced indexing
@@ -204,8 +145,11 @@ class BatchedPPO:
             approx_kl = 0.0
             for mb in idx[torch.randperm(len(idx), generator=self.shuffle_gen)].split(args.minibatch_size):
                 x = rows(obs_t, 0, mb)
-                stacked = first_layers(self.actor, self.critic) if args.stack_first_layers else None
-                logits, value = policy_and_value(self.actor, self.critic, x, stacked)
+                if self.oracle:
+                    logits, value = self.actor(x), self.critic(self.critic_input(x, rows(priv_t, 0, mb)))[:, 0]
+                else:
+                    stacked = first_layers(self.actor, self.critic) if args.stack_first_layers else None
+                    logits, value = policy_and_value(self.actor, self.critic, x, stacked)
                 logits = logits.masked_fill(~rows(mask_t, 0, mb), HUGE_NEG)
                 logp_all = torch.log_softmax(logits, -1)
                 newlogp = logp_all.gather(1, rows(act_t, 0, mb)[:, None])[:, 0]
@@ -244,11 +188,3 @@ class BatchedPPO:
         buf.carry()
         self.timers["update"] += time.perf_counter() - t0
         return metrics
-
-    def greedy_probe(self, rows: int = 8) -> tuple[Any, Any]:
-        """Observations of the engine now (``rows`` games) and the actor's logits on them."""
-        import torch
-
-        x = torch.from_numpy(self.env.obs[:rows].copy())
-        with torch.no_grad():
-            return x, self.actor(x)

@@ -4,6 +4,7 @@
 |---|---|
 | ``SeatAssigner`` | per game and episode, who plays each seat: the learner (0) or an opponent slot (``k >= 1``) |
 | ``SeatRollout`` | the learner's decisions of a rollout; each seat's rewards credited to its latest decision; GAE along each (game, seat)'s own decisions; incomplete decisions carried to the next rollout |
+| ``EpisodeRollout`` | the same decisions and credit, for Monte-Carlo returns: a decision is complete when its episode has ended; the episodes still open are carried whole |
 
 Both are plain NumPy, deterministic, and tested on scripted sequences (``tests/train/test_ppo_batched.py``).
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SeatAssigner", "SeatRollout"]
+__all__ = ["SeatAssigner", "SeatRollout", "EpisodeRollout"]
 
 
 # -- who sits where ------------------------------------------------------------------------------------------
@@ -24,6 +25,10 @@ class SeatAssigner:
     Slots ``1..len(base)`` are the ``opponents`` specs; the ``max_snapshots`` slots after them hold
     self-play snapshots once added (a new snapshot replaces the oldest). Every draw consumes the same
     random numbers whatever the outcome, so the draws depend only on the seed and the game ends.
+
+    ``weights`` (None by default): a league's draw probabilities over the slots ``1..num_base + max_snapshots``
+    (``train/batched/league.py`` sets them, prioritized fictitious self-play); each opponent seat then draws
+    its slot from them, and ``snapshot_share`` is not used.
     """
 
     def __init__(self, num_envs: int, num_players: int, num_base: int, max_snapshots: int, all_seats_share: float,
@@ -31,6 +36,7 @@ class SeatAssigner:
         self.n, self.num_base, self.max_snapshots = num_players, num_base, max_snapshots
         self.all_seats_share, self.seat, self.snapshot_share, self.rng = all_seats_share, seat, snapshot_share, rng
         self.num_snapshots = 0
+        self.weights: np.ndarray | None = None
         self.owner = np.zeros((num_envs, num_players), dtype=np.int64)
         self.selfplay = np.zeros(num_envs, dtype=np.bool_)
         self.rotation = np.arange(num_envs, dtype=np.int64) % num_players - 1  # 'rotate': the first game sits at i % n
@@ -48,10 +54,14 @@ class SeatAssigner:
             return
         selfplay = rng.random(k) < self.all_seats_share
         seat_draw = rng.integers(n, size=k)
-        base = 1 + rng.integers(self.num_base, size=(k, n))
-        snap_use = rng.random((k, n)) < self.snapshot_share
-        snap = 1 + self.num_base + rng.integers(max(min(self.num_snapshots, self.max_snapshots), 1), size=(k, n))
-        owner = np.where(snap_use & (self.num_snapshots > 0), snap, base)
+        if self.weights is not None:
+            cdf = np.cumsum(self.weights / self.weights.sum())
+            owner = 1 + np.minimum(np.searchsorted(cdf, rng.random((k, n)), side="right"), len(cdf) - 1)
+        else:
+            base = 1 + rng.integers(self.num_base, size=(k, n))
+            snap_use = rng.random((k, n)) < self.snapshot_share
+            snap = 1 + self.num_base + rng.integers(max(min(self.num_snapshots, self.max_snapshots), 1), size=(k, n))
+            owner = np.where(snap_use & (self.num_snapshots > 0), snap, base)
         if self.seat == "random":
             seats = seat_draw
         elif self.seat == "rotate":
@@ -81,9 +91,14 @@ class SeatRollout:
     ``last[i, s]``: the latest sample of seat ``s`` in game ``i`` (-1 at an episode's start).
     """
 
-    def __init__(self, num_envs: int, num_players: int, obs_size: int, num_actions: int, num_steps: int):
+    #: the per-sample arrays a carry keeps and the training state saves
+    ARRAYS = ("obs", "mask", "act", "logp", "val", "rew", "priv")
+
+    def __init__(self, num_envs: int, num_players: int, obs_size: int, num_actions: int, num_steps: int,
+                 priv_size: int = 0):
         cap = num_envs * (num_steps + num_players)  # worst case: one learner row per game and step, plus the carried
         self.obs = np.empty((cap, obs_size), dtype=np.float32)
+        self.priv = np.zeros((cap, priv_size), dtype=np.float32)  # the oracle critic's privileged vectors
         self.mask = np.empty((cap, num_actions), dtype=np.bool_)
         self.act = np.zeros(cap, dtype=np.int64)
         self.logp = np.zeros(cap, dtype=np.float32)
@@ -148,11 +163,77 @@ class SeatRollout:
         pending = self.last >= 0
         keep = self.last[pending]  # row-major (game, seat) order: deterministic
         c = len(keep)
-        for arr in (self.obs, self.mask, self.act, self.logp, self.val, self.rew):
+        for name in self.ARRAYS:
+            arr = getattr(self, name)
             arr[:c] = arr[keep]
         self.nxt[:c] = -1
         self.done[:c] = False
         self.last[pending] = np.arange(c)
         self.size = c
         self.blocks = [(0, c)] if c else []
+        return c
+
+
+# -- Monte-Carlo returns (Deep Monte-Carlo) ------------------------------------------------------------------------
+
+
+class EpisodeRollout(SeatRollout):
+    """``SeatRollout``'s decisions and per-seat credit, with Monte-Carlo returns instead of GAE.
+
+    A decision's return is the sum of its seat's rewards from it to the end of the episode (discounted by
+    ``gamma`` per later decision of the seat). It is known only once the episode has ended, so ``carry()``
+    keeps every decision of an episode still open (not only the latest one per seat), and the buffer grows
+    when a long episode needs it. Successors always sit at higher indices, and in a later block (one decision
+    per game per engine step; a carry keeps the order and the blocks)."""
+
+    ARRAYS = ("obs", "mask", "act", "rew")
+
+    def __init__(self, num_envs: int, num_players: int, obs_size: int, num_actions: int, num_steps: int):
+        super().__init__(num_envs, num_players, obs_size, num_actions, num_steps)
+        self.step_cap = num_envs  # at most one new decision per game and engine step
+
+    def add(self, games: np.ndarray, seats: np.ndarray) -> slice:
+        if self.size + len(games) > len(self.rew):
+            self._grow(self.size + max(len(games), self.step_cap) * 16)
+        return super().add(games, seats)
+
+    def _grow(self, cap: int) -> None:
+        for name in (*self.ARRAYS, "nxt", "done", "logp", "val", "priv"):
+            old = getattr(self, name)
+            new = np.zeros((cap, *old.shape[1:]), dtype=old.dtype)
+            new[: self.size] = old[: self.size]
+            setattr(self, name, new)
+        self.nxt[self.size:] = -1
+
+    def returns(self, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(complete, ret)`` over the samples ``0..size-1``: complete where the episode has ended; ``ret`` is
+        the Monte-Carlo return there, 0 elsewhere."""
+        n = self.size
+        closed = np.zeros(n, dtype=np.bool_)
+        ret = np.zeros(n, dtype=np.float32)
+        for a, b in reversed(self.blocks):  # a successor is always in a later block
+            j = self.nxt[a:b]
+            has = j >= 0
+            jj = np.where(has, j, 0)
+            closed[a:b] = self.done[a:b] | (has & closed[jj])
+            ret[a:b] = self.rew[a:b] + gamma * np.where(has, ret[jj], 0.0)
+        return closed, np.where(closed, ret, 0.0).astype(np.float32)
+
+    def carry(self) -> int:
+        """Keep the decisions of every episode still open (renumbered from 0, order and blocks kept)."""
+        closed, _ = self.returns(1.0)
+        keep = np.flatnonzero(~closed)
+        c = len(keep)
+        new_index = np.full(self.size + 1, -1, dtype=np.int64)  # index -1 (no successor) maps to -1
+        new_index[keep] = np.arange(c)
+        for name in (*self.ARRAYS, "nxt", "done"):
+            arr = getattr(self, name)
+            arr[:c] = arr[keep]
+        self.nxt[:c] = new_index[self.nxt[:c]]
+        self.done[:c] = False
+        pending = self.last >= 0
+        self.last[pending] = new_index[self.last[pending]]
+        bounds = np.searchsorted(keep, [a for a, _ in self.blocks] + [self.size])
+        self.blocks = [(int(x), int(y)) for x, y in zip(bounds[:-1], bounds[1:], strict=True) if y > x]
+        self.size = c
         return c

@@ -5,11 +5,11 @@ At every evaluation the run writes ``last_state.zip`` beside ``last.mazzo.zip`` 
 
 | part | in ``state.json`` | in ``arrays.npz`` |
 |---|---|---|
-| networks and Adam | the optimizer's param groups, its state's keys | ``actor.*``, ``critic.*``, ``optim.<param>.<key>`` |
+| networks and Adam | the optimizer's param groups, its state's keys | ``<network>.*`` (``networks()``: PPO's ``actor``, ``critic``; DMC's ``actor``, the Q-network), ``optim.<param>.<key>`` |
 | generators | NumPy's and Python's global ones | ``rng.sample`` (the learner's actions), ``rng.shuffle`` (minibatches), ``rng.torch``, ``rng.numpy`` |
 | the engine | its state's array names | ``env.state.*``, ``env.buf``, ``env.obs``, ``env.mask``, ``env.current_player``, ``env.rng`` |
-| the seats | the seat draws' generator, the snapshots so far | ``seats.owner``, ``seats.selfplay``, ``seats.rotation`` |
-| the rollout | the decisions carried to the next rollout (``buffer_size``) | ``buf.*``, ``ep_ret``, ``ep_dec``, ``actions`` |
+| the seats | the seat draws' generator, the snapshots so far, the league's draw weights | ``seats.owner``, ``seats.selfplay``, ``seats.rotation`` |
+| the rollout | the decisions carried to the next rollout (``buffer_size``, ``buffer_blocks``) | ``buf.*`` (the buffer's ``ARRAYS``; DMC's successor links ``buf.nxt``), ``ep_ret``, ``ep_dec``, ``actions`` |
 | the opponents | every opponent's NumPy generator | ``slot.<k>.gen`` (torch generators) |
 | counters | steps, episodes, the last 100 returns and lengths | |
 
@@ -30,6 +30,7 @@ import numpy as np
 
 from agents.checkpoint import CheckpointError, read_metadata
 from envs.core.errors import ConfigError
+from train.batched.rollout import EpisodeRollout
 from train.config import canonical, to_dict
 from train.resume import read_train_state
 
@@ -43,7 +44,6 @@ RESUME_FREE = ("total_timesteps", "eval_every", "final_deals", "reference_levels
                "runs_dir", "exp_name", "resume")
 ENV_ARRAYS = ("buf", "obs", "mask", "current_player", "rng")
 SEAT_ARRAYS = ("owner", "selfplay", "rotation")
-BUF_ARRAYS = ("obs", "mask", "act", "logp", "val", "rew")
 
 Take = Callable[..., np.ndarray]
 
@@ -61,7 +61,7 @@ def get_state(t: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
 
 
 def _save_networks(t: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
-    for prefix, net in (("actor", t.actor), ("critic", t.critic)):
+    for prefix, net in t.networks().items():
         for name, tensor in net.state_dict().items():
             arrays[f"{prefix}.{name}"] = tensor.detach().numpy().copy()
     opt = t.optimizer.state_dict()
@@ -96,14 +96,22 @@ def _save_engine(t: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     for name in SEAT_ARRAYS:
         arrays[f"seats.{name}"] = getattr(seats, name).copy()
     c = buf.size
-    if buf.blocks not in ([], [(0, c)]):
+    if not isinstance(buf, EpisodeRollout) and buf.blocks not in ([], [(0, c)]):
         raise RuntimeError("the training state is taken at a rollout boundary (after update())")
-    for name in BUF_ARRAYS:
+    for name in _buffer_arrays(buf):
         arrays[f"buf.{name}"] = getattr(buf, name)[:c].copy()
     arrays["buf.last"] = buf.last.copy()
     arrays["ep_ret"], arrays["ep_dec"], arrays["actions"] = t.ep_ret.copy(), t.ep_dec.copy(), t.actions.copy()
-    return {"seats": {"rng": seats.rng.bit_generator.state, "num_snapshots": seats.num_snapshots},
-            "buffer_size": c, "env_state_names": sorted(env.state)}
+    return {"seats": {"rng": seats.rng.bit_generator.state, "num_snapshots": seats.num_snapshots,
+                      "weights": None if seats.weights is None else seats.weights.tolist()},
+            "buffer_size": c, "buffer_blocks": buf.blocks, "env_state_names": sorted(env.state)}
+
+
+def _buffer_arrays(buf: Any) -> tuple[str, ...]:
+    """The rollout buffer's per-sample arrays in the state: its ``ARRAYS`` (an empty privileged block left out),
+    and the successor links of an ``EpisodeRollout`` (whose carried episodes are whole chains)."""
+    names = tuple(a for a in buf.ARRAYS if not (a == "priv" and buf.priv.shape[1] == 0))
+    return names + ("nxt",) if isinstance(buf, EpisodeRollout) else names
 
 
 def _save_opponents(t: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -159,7 +167,7 @@ def load_state(t: Any, state: dict[str, Any], arrays: dict[str, np.ndarray], whe
 def _load_networks(t: Any, opt: dict[str, Any], take: Take) -> None:
     import torch
 
-    for prefix, net in (("actor", t.actor), ("critic", t.critic)):
+    for prefix, net in t.networks().items():
         net.load_state_dict({name: torch.from_numpy(take(f"{prefix}.{name}", tensor.numpy()))
                              for name, tensor in net.state_dict().items()})
     groups = [{**g, "betas": tuple(g["betas"])} if "betas" in g else g for g in opt["param_groups"]]
@@ -197,16 +205,20 @@ def _load_engine(t: Any, state: dict[str, Any], take: Take, where: str) -> None:
         getattr(seats, name)[...] = take(f"seats.{name}", getattr(seats, name))
     seats.rng.bit_generator.state = state["seats"]["rng"]
     seats.num_snapshots = int(state["seats"]["num_snapshots"])
+    weights = state["seats"].get("weights")
+    seats.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
     c = int(state["buffer_size"])
+    if isinstance(buf, EpisodeRollout) and c > len(buf.rew):
+        buf._grow(c)
     if not 0 <= c <= len(buf.rew):
         raise CheckpointError(f"{where}: {c} carried decisions do not fit this config's rollout buffer")
-    for name in BUF_ARRAYS:
-        getattr(buf, name)[:c] = take(f"buf.{name}", getattr(buf, name)[:c])
     buf.nxt[:c] = -1
+    for name in _buffer_arrays(buf):
+        getattr(buf, name)[:c] = take(f"buf.{name}", getattr(buf, name)[:c])
     buf.done[:c] = False
     buf.last[...] = take("buf.last", buf.last)
     buf.size = c
-    buf.blocks = [(0, c)] if c else []
+    buf.blocks = [tuple(b) for b in state.get("buffer_blocks", [(0, c)] if c else [])]
     for name in ("ep_ret", "ep_dec", "actions"):
         getattr(t, name)[...] = take(name, getattr(t, name))
 
