@@ -1,0 +1,250 @@
+"""The scaling study: which recipe turns compute into strength? Writes benchmarks/learning.md, .json and a plot per game.
+
+Every recipe trains on the batched engine from ``configs/<game>/learning.yaml`` (its ``checkpoint_at`` keeps a
+checkpoint at 1M, 3M, 10M, 30M and 100M learner steps) with the recipe's overrides:
+
+| recipe | overrides of the base config |
+|---|---|
+| ``ppo`` | none: today's PPO (warm start on the heuristic, half self-play, snapshots, the heuristics as opponents) |
+| ``ppo_oracle`` | ``critic: oracle`` (the critic also reads every hidden card; the actor never does) |
+| ``dmc`` | ``algo: dmc``, ``bc_episodes: 0`` (Deep Monte-Carlo: a Q-network on Monte-Carlo returns) |
+| ``ppo_oracle_league`` | ``critic: oracle``, ``opponent_sampling: pfsp`` (a league: prioritized fictitious self-play) |
+
+Each checkpoint at a budget of ``--budgets`` then faces a fixed panel:
+
+| panel | how | figure |
+|---|---|---|
+| heuristic | ``train.evaluation.batched.batched_margin``: ``--heuristic-deals`` duplicate deals on the batched engine, the checkpoint alone at each seat in turn among the current heuristic's numba port | margin per hand, 95% interval |
+| PIMC | ``train.evaluate.evaluate``: ``--pimc-deals`` duplicate deals through the AEC env, the checkpoint alone among PIMC players at their default budget (only at the budgets of ``--pimc-at``) | margin per hand, 95% interval; Briscola's roles |
+
+Margins follow the evaluation tool: in the zero-sum games (Briscola, Picchetto) the player's own reward per hand;
+in Pigugnìn its reward minus the field's mean per seat in the same games (busche paid less than the field). One
+hand per episode (``GameSpec.single_hand``), so per episode is per hand. Training runs live in ``--runs``
+(``<game>/<recipe>/``); a run that stopped is resumed, a finished run is reused, and a larger budget continues
+it (``--resume`` with a higher ``total_timesteps``). Results are kept in the JSON as they come, so the study can
+be stopped and started again; ``--report-only`` rewrites the Markdown and plots from the JSON.
+
+    python benchmarks/learning.py --games picchetto --recipes ppo dmc --budgets 1000000 3000000   # a small study
+    python benchmarks/learning.py --report-only
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from envs.registry import game_spec  # noqa: E402
+
+RECIPES: dict[str, dict[str, Any]] = {
+    "ppo": {},
+    "ppo_oracle": {"critic": "oracle"},
+    "dmc": {"algo": "dmc", "bc_episodes": 0},
+    "ppo_oracle_league": {"critic": "oracle", "opponent_sampling": "pfsp"},
+}
+GAMES = ("briscola5", "pigugnin", "picchetto")
+BUDGETS = (1_000_000, 3_000_000, 10_000_000, 30_000_000)
+
+
+def run_folder(runs: Path, game: str, recipe: str) -> Path | None:
+    """The run of ``game`` and ``recipe`` under ``runs`` (the newest if a resume made several), or None."""
+    folders = sorted((runs / game / recipe).glob(f"{game}__*"), key=lambda p: p.stat().st_mtime)
+    return folders[-1] if folders else None
+
+
+def train(runs: Path, game: str, recipe: str, steps: int, seed: int, extra: list[str]) -> Path:
+    """Train (or continue) ``recipe`` on ``game`` to ``steps`` learner steps; returns the run folder. ``extra``:
+    more ``--key value`` for a new run (``--set``; the recipe's own keys win)."""
+    folder = run_folder(runs, game, recipe)
+    done = folder is not None and (folder / "final_eval.json").is_file() and _steps(folder) >= steps
+    if done:
+        return folder
+    if folder is not None and (folder / "last_state.zip").is_file():
+        argv = ["--resume", str(folder / "last.mazzo.zip"), "--total_timesteps", str(steps)]
+    else:
+        overrides = [x for k, v in RECIPES[recipe].items() for x in (f"--{k}", v if isinstance(v, str) else json.dumps(v))]
+        argv = ["--config", f"configs/{game}/learning.yaml", "--exp_name", recipe, "--seed", str(seed),
+                "--total_timesteps", str(steps), "--runs_dir", str(runs / game / recipe), *extra, *overrides]
+    print(f"training {game} {recipe} to {steps:,} steps: python -m train {' '.join(argv)}", flush=True)
+    subprocess.run([sys.executable, "-m", "train", *argv, "--progress", "false"], cwd=ROOT, check=True)
+    return run_folder(runs, game, recipe)
+
+
+def _steps(folder: Path) -> int:
+    from agents.checkpoint import read_metadata
+
+    return int(read_metadata(folder / "last.mazzo.zip").get("num_timesteps") or 0)
+
+
+def _wall(folder: Path) -> float:
+    timing = json.loads((folder / "final_eval.json").read_text()).get("timing", {})
+    return float(timing.get("wall_time") or 0.0)
+
+
+def heuristic_panel(game: str, flags: dict, checkpoint: Path, deals: int, seed: int) -> dict:
+    from agents.checkpoint import load_actor
+    from agents.rows import ActorRows
+    from train.evaluation.batched import batched_margin
+
+    player = ActorRows(load_actor(checkpoint)[0], name=checkpoint.name, greedy=True)
+    return batched_margin(game, flags, player, "heuristic", deals, seed)
+
+
+def pimc_panel(game: str, flags: dict, checkpoint: Path, deals: int, seed: int, workers: int) -> dict:
+    """The checkpoint alone among PIMC players: its margin per hand and, where the game counts them, its roles."""
+    from train.evaluate import evaluate
+    from train.evaluation.stats import proportion_ci
+
+    res = evaluate(game, [f"ppo:{checkpoint}"], field="pimc", num_deals=deals, seed=seed, flags=flags,
+                   workers=workers, progress=False)
+    out = {"margin": res.margin["per_hand"], "n_deals": deals}
+    if {"caller", "made", "hands"} <= set(res.counters):
+        hands, caller, made = (res.column(0, c) for c in ("hands", "caller", "made"))
+        out["caller"] = proportion_ci(caller, hands).to_dict()
+        out["made"] = proportion_ci(made, caller).to_dict()
+    return out
+
+
+def study(args: argparse.Namespace, results: dict, save: Any) -> None:
+    for game in args.games:
+        flags = dict(game_spec(game).single_hand)
+        for recipe in args.recipes:
+            extra = [x for kv in args.set for x in (f"--{kv.split('=', 1)[0]}", kv.split("=", 1)[1])]
+            folder = train(args.runs, game, recipe, max(args.budgets), args.seed, extra)
+            entry = results.setdefault(game, {}).setdefault(recipe, {"run": str(folder), "points": {}})
+            entry.update(run=str(folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder),
+                         wall_s=_wall(folder), steps=_steps(folder))
+            for budget in args.budgets:
+                ckpt = folder / "checkpoints" / f"step_{budget}.mazzo.zip"
+                point = entry["points"].setdefault(str(budget), {})
+                if "heuristic" not in point:
+                    point["heuristic"] = heuristic_panel(game, flags, ckpt, args.heuristic_deals, args.seed)
+                    print(f"{game} {recipe} {budget:,}: vs heuristic {point['heuristic']['mean']:+.3f}", flush=True)
+                    save()
+                if budget in args.pimc_at and "pimc" not in point:
+                    point["pimc"] = pimc_panel(game, flags, ckpt, args.pimc_deals, args.seed, args.workers)
+                    print(f"{game} {recipe} {budget:,}: vs PIMC {point['pimc']['margin']['mean']:+.3f}", flush=True)
+                    save()
+
+
+def fmt(iv: dict | None) -> str:
+    if not iv:
+        return "-"
+    star = "**" if iv["low"] > 0 or iv["high"] < 0 else ""
+    return f"{star}{iv['mean']:+.3f}{star} [{iv['low']:+.3f}, {iv['high']:+.3f}]"
+
+
+def plot(game: str, entries: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharex=True)
+    for ax, panel, title in ((axes[0], "heuristic", "vs the heuristic"), (axes[1], "pimc", "vs PIMC")):
+        for recipe, entry in entries.items():
+            pts = sorted((int(b), p[panel] if panel == "heuristic" else p[panel]["margin"])
+                         for b, p in entry["points"].items() if panel in p)
+            if pts:
+                x = [b for b, _ in pts]
+                y = [iv["mean"] for _, iv in pts]
+                err = [[iv["mean"] - iv["low"] for _, iv in pts], [iv["high"] - iv["mean"] for _, iv in pts]]
+                ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=recipe)
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_title(f"{game}: {title}")
+        ax.set_xlabel("learner steps")
+    axes[0].set_ylabel("margin per hand (95% interval)")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def report(results: dict, meta: dict, out: Path) -> None:
+    lines = ["# The scaling study", "", f"Produced by `{meta['command']}` ({meta['when']}; commit {meta['commit']}; "
+             f"{meta['machine']}; {meta['versions']}). Definitions and recipes: `benchmarks/learning.py`'s docstring; "
+             "the analysis: `docs/results/learning.md`.", ""]
+    for game, entries in results.items():
+        if game == "meta":
+            continue
+        lines += [f"## {game}", "", f"![{game}](learning_{game}.png)", "",
+                  "| recipe | learner steps | vs heuristic | deals | vs PIMC | deals | caller | contracts made |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for recipe, entry in entries.items():
+            for budget, p in sorted(entry["points"].items(), key=lambda kv: int(kv[0])):
+                pimc = p.get("pimc", {})
+                lines.append(f"| {recipe} | {int(budget):,} | {fmt(p.get('heuristic'))} | "
+                             f"{p.get('heuristic', {}).get('n_deals', '-')} | {fmt(pimc.get('margin'))} | "
+                             f"{pimc.get('n_deals', '-')} | {_pct(pimc.get('caller'))} | {_pct(pimc.get('made'))} |")
+        lines += ["", "| recipe | run | steps trained | wall time |", "|---|---|---|---|"]
+        for recipe, entry in entries.items():
+            lines.append(f"| {recipe} | `{entry['run']}` | {entry.get('steps', 0):,} | "
+                         f"{entry.get('wall_s', 0) / 60:.1f} min |")
+        lines.append("")
+        plot(game, entries, out.with_name(f"learning_{game}.png"))
+    out.write_text("\n".join(lines))
+
+
+def _pct(iv: dict | None) -> str:
+    return "-" if not iv else f"{100 * iv['mean']:.1f}%"
+
+
+def _meta(argv: list[str]) -> dict:
+    import numpy
+    import torch
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                if ln.startswith("model name")), platform.processor())
+    return {"command": "python benchmarks/learning.py " + " ".join(argv), "commit": commit.strip(),
+            "when": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+            "machine": f"{cpu}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
+            "versions": f"Python {platform.python_version()}, torch {torch.__version__}, numpy {numpy.__version__}"}
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
+    p.add_argument("--recipes", nargs="+", default=["ppo", "ppo_oracle", "dmc"], choices=list(RECIPES))
+    p.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
+    p.add_argument("--pimc-at", nargs="*", type=int, default=[10_000_000, 30_000_000])
+    p.add_argument("--heuristic-deals", type=int, default=2000)
+    p.add_argument("--pimc-deals", type=int, default=60)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--runs", type=Path, default=ROOT / "runs" / "learning")
+    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "learning.json")
+    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "learning.md")
+    p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="more config keys for new runs (e.g. num_envs=64: a smaller study; not for published figures)")
+    p.add_argument("--report-only", action="store_true")
+    args = p.parse_args(argv)
+    results = json.loads(args.json.read_text()) if args.json.is_file() else {}
+
+    def save() -> None:
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+
+    if not args.report_only:
+        started = time.time()
+        results["meta"] = _meta(argv)
+        study(args, results, save)
+        results["meta"]["hours"] = round((time.time() - started) / 3600, 2)
+        save()
+    report(results, results.get("meta", _meta(argv)), args.out)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

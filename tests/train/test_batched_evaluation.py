@@ -1,0 +1,69 @@
+"""Duplicate deals on the batched engine (``train/evaluation/batched.py``) and the scaling study's script
+(``benchmarks/learning.py``) on a tiny budget."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from agents.rows import MaskedRandom, make_opponent  # noqa: E402
+from envs.registry import GAMES, game_spec  # noqa: E402
+from train.evaluation.batched import batched_margin, play_seated  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+FLAGS = {name: dict(spec.single_hand) for name, spec in GAMES.items()}
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_player_against_a_field_of_itself_has_a_margin_of_exactly_zero(game):
+    """The heuristic is deterministic: alone among heuristics it plays exactly as the field-only replay."""
+    r = batched_margin(game, FLAGS[game], "heuristic", "heuristic", 48, seed=3)
+    assert abs(r["mean"]) < 1e-12 and abs(r["in_seat"]["mean"]) < 1e-12 and r["n_deals"] == 48
+
+
+def test_the_better_player_has_a_positive_margin_and_the_same_seed_the_same_figures():
+    r = batched_margin("picchetto", FLAGS["picchetto"], "heuristic", "random", 200, seed=1)
+    assert r["low"] > 0 and r["in_seat"]["low"] > 0
+    assert batched_margin("picchetto", FLAGS["picchetto"], "heuristic", "random", 200, seed=1) == r
+    worse = batched_margin("pigugnin", FLAGS["pigugnin"], "random", "heuristic", 200, seed=1)
+    assert worse["high"] < 0 and worse["in_seat"]["high"] < 0
+
+
+def test_every_seat_replays_the_same_deal():
+    flags = FLAGS["briscola5"]
+    player = make_opponent("heuristic", "briscola5", flags, 0)
+    a = play_seated("briscola5", flags, [player] * 5, 16, seed=9)
+    b = play_seated("briscola5", flags, [make_opponent("heuristic", "briscola5", flags, 0)] * 5, 16, seed=9)
+    assert np.array_equal(a, b) and np.allclose(a.sum(1), 0)  # the same deals, zero-sum credits
+    c = play_seated("briscola5", flags, [MaskedRandom(1)] * 5, 16, seed=9)
+    assert not np.array_equal(a, c)
+    assert game_spec("briscola5").zero_sum
+
+
+@pytest.mark.slow
+def test_the_scaling_study_trains_evaluates_and_reports(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import learning
+
+    out, js = tmp_path / "learning.md", tmp_path / "learning.json"
+    argv = ["--games", "picchetto", "--recipes", "ppo", "dmc", "--budgets", "1000", "--pimc-at", "1000",
+            "--heuristic-deals", "16", "--pimc-deals", "2", "--runs", str(tmp_path / "runs"), "--json", str(js),
+            "--out", str(out), "--set", "num_envs=16", "bc_episodes=16", "checkpoint_at=[1000]", "eval_deals=2",
+            "final_deals=2", "net_arch=[16]"]
+    learning.main(argv)
+    results = json.loads(js.read_text())
+    for recipe in ("ppo", "dmc"):
+        point = results["picchetto"][recipe]["points"]["1000"]
+        assert point["heuristic"]["n_deals"] == 16 and point["pimc"]["n_deals"] == 2
+        assert -200 < point["pimc"]["margin"]["mean"] < 200
+    text = out.read_text()
+    assert "| ppo | 1,000 |" in text and "| dmc | 1,000 |" in text and (tmp_path / "learning_picchetto.png").is_file()
+    learning.main([*argv])  # finished runs and evaluations are reused, not redone
+    assert json.loads(js.read_text())["picchetto"] == results["picchetto"]
