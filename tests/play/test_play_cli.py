@@ -224,6 +224,21 @@ def test_eval_and_train_forward(tmp_path):
     assert main(["eval", "--game", "nope", "--players", "random"]) == 2
 
 
+def test_train_takes_the_config_as_its_first_argument(capsys):
+    """`mazzo train CONFIG` is `python -m train --config CONFIG`: the config's trainer parses the rest."""
+    pytest.importorskip("torch")
+    with pytest.raises(SystemExit) as done:
+        main(["train", "configs/briscola5/ppo_batched.yaml", "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code in (0, None) and out.startswith("usage: mazzo train [--config FILE.yaml]")
+    assert "(default: 'ppo_batched')" in out  # the config's values are the defaults shown: it was read
+    assert main(["train", "configs/briscola5/nope.yaml"]) == 2
+    assert capsys.readouterr().err == "error: config file not found: 'configs/briscola5/nope.yaml'\n"
+    assert main(["train", "configs/picchetto/ppo.yaml", "--resume", "missing.mazzo.zip"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: checkpoint not found: 'missing.mazzo.zip'") and err.count("\n") == 1
+
+
 def test_help_lists_every_command():
     out = subprocess.run([sys.executable, "-m", "play.cli", "--help"], capture_output=True, text=True, check=True).stdout
     listed = re.search(r"\{([a-z,]+)\}", out).group(1).split(",")
