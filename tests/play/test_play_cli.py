@@ -185,6 +185,9 @@ def test_replay_a_seat_and_a_redacted_record_and_jsonl(tmp_path):
     assert code == 0 and "as player_2 saw it" in out
     # the person sat at seat 0: the record says so, whoever's view is replayed
     assert "player_0 human" in out and "player_2 heuristic" in out and "(you)" not in out
+    code, out, _ = run(["replay", str(path), "--seat", "2"], ["999", "q"])
+    tricks = [line for line in out.splitlines() if line.startswith("trick ") and ": " in line]
+    assert tricks and all("p2 [" in t for t in tricks) and not [t for t in tricks if "you" in t], tricks
     red = tmp_path / "r.jsonl"
     red.write_text(json.dumps(redact(rec, 0)) + "\n" + json.dumps(rec) + "\n")
     code, out, _ = run(["replay", str(red)], ["q"])
