@@ -26,10 +26,10 @@ def tree_lines(text: str) -> list[str]:
 def named_paths(lines: list[str]) -> list[tuple[str, list[str]]]:
     """``[(path, [file names listed in its description]), ...]`` with the parents joined in."""
     out: list[tuple[str, list[str]]] = []
-    parent = ""
+    parent, lists_files = "", False
     for line in lines:
         if line.startswith("   "):  # a continued description
-            if out:
+            if out and lists_files:
                 out[-1][1].extend(re.findall(r"\b(\w+\.py)\b", line))
             continue
         name, _, rest = line.strip().partition(" ")
@@ -38,8 +38,8 @@ def named_paths(lines: list[str]) -> list[tuple[str, list[str]]]:
             path = name
         else:
             path = parent + name
-        files = re.findall(r"\b(\w+\.py)\b", rest) if name.endswith("/") and line.startswith(" ") else []
-        out.append((path, files))
+        lists_files = name.endswith("/") and line.startswith(" ")  # an indented folder: its files
+        out.append((path, re.findall(r"\b(\w+\.py)\b", rest) if lists_files else []))
     return out
 
 
