@@ -50,7 +50,7 @@ autodoc_typehints = "signature"
 # same whatever else is installed. (envs/ never needs any of them.)
 autodoc_mock_imports = [
     "torch", "numba", "ray", "stable_baselines3", "sb3_contrib", "tensorboard", "starlette", "uvicorn",
-    "rich", "matplotlib", "openskill", "tqdm", "yaml", "httpx", "playwright",
+    "rich", "matplotlib", "openskill", "tqdm", "yaml", "httpx", "playwright", "PIL",
 ]
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False  # Markdown tables and rules must not be read as NumPy sections

@@ -4,7 +4,7 @@
     mazzo replay FILE [--seat N] [--index K]     # step forward and back through a record (.json or .jsonl)
     mazzo serve [--port 8000] [--host 127.0.0.1] # the web page: play in the browser, open records
     mazzo eval ...                               # python -m train.evaluate ...
-    mazzo train ...                              # python -m train.ppo ...
+    mazzo train [CONFIG] [--KEY VALUE ...]       # python -m train --config CONFIG ... (the config's trainer)
 
 Each command checks the optional packages it needs before doing anything (`NEEDS`) and, when one
 is missing, prints one line naming the extra to install, e.g. `pip install 'mazzo[play]'`.
@@ -52,7 +52,8 @@ def parse_flags(items: list[str]) -> dict:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mazzo", description="Play, replay and evaluate Mazzo's card games.",
                                 epilog="mazzo eval ... and mazzo train ... take the arguments of "
-                                       "python -m train.evaluate and python -m train.ppo")
+                                       "python -m train.evaluate and python -m train (mazzo train CONFIG "
+                                       "is --config CONFIG)")
     sub = p.add_subparsers(dest="command", required=True)
     play = sub.add_parser("play", help="play a game in the terminal against agents")
     play.add_argument("game", choices=list(GAMES))
@@ -73,7 +74,8 @@ def _parser() -> argparse.ArgumentParser:
     # forwarded before parsing (main), listed here so that `mazzo --help` shows them
     sub.add_parser("eval", help="evaluate players on duplicate deals (python -m train.evaluate; its --help)",
                    add_help=False)
-    sub.add_parser("train", help="train an agent from a config (python -m train.ppo; its --help)", add_help=False)
+    sub.add_parser("train", help="train an agent from a config: mazzo train CONFIG (python -m train; its --help)",
+                   add_help=False)
     return p
 
 
@@ -127,11 +129,13 @@ def _forward(command: str, argv: list[str]) -> int:
         from train.evaluate import main as evaluate_main
 
         return evaluate_main(argv)
-    from train.ppo import main as ppo_main
+    from train.dispatch import main as train_main
 
+    if argv and not argv[0].startswith("-"):  # mazzo train CONFIG ...: the config file first
+        argv = ["--config", *argv]
     try:
-        ppo_main(argv)
-    except MazzoError as e:
+        train_main(argv, prog="mazzo train")
+    except (MazzoError, FileNotFoundError) as e:  # a bad config, a missing config or checkpoint
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0

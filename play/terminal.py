@@ -396,8 +396,9 @@ def _draw_replay(screen: _Screen, f: dict[str, Any], i: int, last: int, head: Te
     middle: list[Text] = []
     done = f.get("trick_done")
     if done:
+        # seats by number: the replay's reader is not the seat whose view it shows (the table says who played)
         middle += _group_lines([{"kind": "trick", "trick": done["trick"], "winner": done["winner"],
-                                 "moves": [{"seat": s, "name": f"play {c}", "new": True} for s, c in done["plays"]]}], seat)
+                                 "moves": [{"seat": s, "name": f"play {c}", "new": True} for s, c in done["plays"]]}], None)
     # the summary repeats the last hand's headline, then says how the episode ended
     middle += [Text(line, style="bold cyan") for line in (summary["lines"] if summary else f.get("ended") or ())]
     for p, h in enumerate(f["hands"]):

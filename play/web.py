@@ -31,6 +31,7 @@ from importlib.util import find_spec
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -117,144 +118,152 @@ async def _json_body(request: Request) -> Any:
         raise ValueError(f"the body is not JSON: {e}") from None
 
 
-def create_app(max_games: int = MAX_GAMES) -> Starlette:
-    games = _Games(max_games)
-    meta = _meta()
+def _games(request: Request) -> _Games:
+    return request.app.state.games
 
-    async def page(request: Request) -> Response:
-        return HTMLResponse(_page())
 
-    async def api_meta(request: Request) -> Response:
-        return JSONResponse(meta)
+async def _page_route(request: Request) -> Response:
+    return HTMLResponse(_page())
 
-    async def setup(request: Request) -> Response:
-        try:
-            body = await _json_body(request)
-        except ValueError as e:
-            return _error(400, str(e))
-        if not isinstance(body, dict) or not isinstance(body.get("flags", {}), dict):
-            return _error(400, "the body must be a JSON object {game, flags} (flags: an object of flag: value)")
-        try:
-            spec = game_spec(body.get("game"))
-            flags = spec.resolve_flags(body.get("flags") or {})
-            return JSONResponse({"num_players": spec.num_players(flags), "flags": records.plain(flags)})
-        except (MazzoError, TypeError) as e:
-            return _error(400, str(e))
 
-    async def new_game(request: Request) -> Response:
-        try:
-            body = await _json_body(request)
-        except ValueError as e:
-            return _error(400, str(e))
-        if not isinstance(body, dict):
-            return _error(400, "the body must be a JSON object {game, seat, opponents, seed, flags}")
-        unknown = sorted(set(body) - {"game", "seat", "opponents", "seed", "flags"})
-        if unknown:
-            return _error(400, f"unknown key(s) {', '.join(map(repr, unknown))}; known: game, seat, opponents, seed, flags")
-        flags = body.get("flags") or {}
-        if not isinstance(flags, dict):
-            return _error(400, f"'flags' must be an object of flag: value; got {flags!r}")
-        try:
-            session = Session(body.get("game"), seat=body.get("seat", 0), opponents=body.get("opponents"),
-                              seed=body.get("seed"), flags=flags)
-        except MazzoError as e:
-            return _error(400, str(e))
-        except TypeError as e:  # e.g. an unknown flag (UnknownFlagError is a MazzoError too)
-            return _error(400, str(e))
-        gid = games.add(session)
-        return JSONResponse({"id": gid, "view": session.view()}, status_code=201)
+async def _meta_route(request: Request) -> Response:
+    return JSONResponse(request.app.state.meta)
 
-    def _find(request: Request) -> tuple[Session, threading.Lock] | Response:
-        found = games.get(request.path_params["gid"])
-        if found is None:
-            return _error(404, f"no game {request.path_params['gid']!r} (unknown id, or too old and dropped)")
+
+async def _setup(request: Request) -> Response:
+    try:
+        body = await _json_body(request)
+    except ValueError as e:
+        return _error(400, str(e))
+    if not isinstance(body, dict) or not isinstance(body.get("flags", {}), dict):
+        return _error(400, "the body must be a JSON object {game, flags} (flags: an object of flag: value)")
+    try:
+        spec = game_spec(body.get("game"))
+        flags = spec.resolve_flags(body.get("flags") or {})
+        return JSONResponse({"num_players": spec.num_players(flags), "flags": records.plain(flags)})
+    except (MazzoError, TypeError) as e:
+        return _error(400, str(e))
+
+
+async def _new_game(request: Request) -> Response:
+    try:
+        body = await _json_body(request)
+    except ValueError as e:
+        return _error(400, str(e))
+    if not isinstance(body, dict):
+        return _error(400, "the body must be a JSON object {game, seat, opponents, seed, flags}")
+    unknown = sorted(set(body) - {"game", "seat", "opponents", "seed", "flags"})
+    if unknown:
+        return _error(400, f"unknown key(s) {', '.join(map(repr, unknown))}; known: game, seat, opponents, seed, flags")
+    flags = body.get("flags") or {}
+    if not isinstance(flags, dict):
+        return _error(400, f"'flags' must be an object of flag: value; got {flags!r}")
+    try:
+        session = Session(body.get("game"), seat=body.get("seat", 0), opponents=body.get("opponents"),
+                          seed=body.get("seed"), flags=flags)
+    except (MazzoError, TypeError) as e:  # TypeError: e.g. a flag of the wrong type
+        return _error(400, str(e))
+    gid = _games(request).add(session)
+    return JSONResponse({"id": gid, "view": session.view()}, status_code=201)
+
+
+def _find(request: Request) -> tuple[Session, threading.Lock] | Response:
+    found = _games(request).get(request.path_params["gid"])
+    if found is None:
+        return _error(404, f"no game {request.path_params['gid']!r} (unknown id, or too old and dropped)")
+    return found
+
+
+async def _show(request: Request) -> Response:
+    found = _find(request)
+    if isinstance(found, Response):
         return found
+    session, lock = found
+    with lock:
+        return JSONResponse({"id": request.path_params["gid"], "view": session.view()})
 
-    async def show(request: Request) -> Response:
-        found = _find(request)
-        if isinstance(found, Response):
-            return found
-        session, lock = found
+
+def _act_now(session: Session, lock: threading.Lock, body: Any, gid: str) -> Response:
+    with lock:
+        if not isinstance(body, dict) or set(body) != {"action"}:
+            return _error(400, "the body must be {\"action\": <action id>}", legal=session.legal())
+        try:
+            session.act(body["action"])
+        except IllegalActionError as e:
+            return _error(409, str(e), legal=session.legal())
+        return JSONResponse({"id": gid, "view": session.view()})
+
+
+async def _act(request: Request) -> Response:
+    found = _find(request)
+    if isinstance(found, Response):
+        return found
+    session, lock = found
+    try:
+        body = await _json_body(request)
+    except ValueError as e:
         with lock:
-            return JSONResponse({"id": request.path_params["gid"], "view": session.view()})
+            return _error(400, str(e), legal=session.legal())
+    # the bots may think for a while (a trained policy): off the event loop
+    return await run_in_threadpool(_act_now, session, lock, body, request.path_params["gid"])
 
-    def _act(session: Session, lock: threading.Lock, body: Any, gid: str) -> Response:
+
+async def _record(request: Request) -> Response:
+    found = _find(request)
+    if isinstance(found, Response):
+        return found
+    session, lock = found
+
+    def build() -> dict:
         with lock:
-            if not isinstance(body, dict) or set(body) != {"action"}:
-                return _error(400, "the body must be {\"action\": <action id>}", legal=session.legal())
-            try:
-                session.act(body["action"])
-            except IllegalActionError as e:
-                return _error(409, str(e), legal=session.legal())
-            return JSONResponse({"id": gid, "view": session.view()})
+            return session.record(redacted=True)
 
-    async def act(request: Request) -> Response:
-        found = _find(request)
-        if isinstance(found, Response):
-            return found
-        session, lock = found
-        try:
-            body = await _json_body(request)
-        except ValueError as e:
-            with lock:
-                return _error(400, str(e), legal=session.legal())
-        from starlette.concurrency import run_in_threadpool
+    rec = await run_in_threadpool(build)
+    name = f"{session.game}-seat{session.seat}.mazzo.json"
+    return JSONResponse(rec, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
-        # the bots may think for a while (a trained policy): off the event loop
-        return await run_in_threadpool(_act, session, lock, body, request.path_params["gid"])
 
-    async def record(request: Request) -> Response:
-        found = _find(request)
-        if isinstance(found, Response):
-            return found
-        session, lock = found
-        from starlette.concurrency import run_in_threadpool
+def _record_view(rec: Any, seat: int | None) -> dict:
+    """What the viewer shows of a posted record: its frames for ``seat``, the summary and the result rows."""
+    frames = record_frames(rec, seat)
+    summary = record_summary(rec)
+    return {
+        "game": rec["game"], "title": game_spec(rec["game"]).summary_module().TITLE,
+        "num_players": rec["num_players"], "players": rec.get("players"),
+        "redacted_for": rec.get("redacted_for"), "seat": rec.get("redacted_for", seat),
+        "frames": frames, "over": rec.get("over"), "summary": summary,
+        "result": None if summary is None else summary["rows"],
+    }
 
-        def build() -> dict:
-            with lock:
-                return session.record(redacted=True)
 
-        rec = await run_in_threadpool(build)
-        name = f"{session.game}-seat{session.seat}.mazzo.json"
-        return JSONResponse(rec, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+async def _view_record(request: Request) -> Response:
+    try:
+        rec = await _json_body(request)
+    except ValueError as e:
+        return _error(400, str(e))
+    seat = request.query_params.get("seat")
+    try:
+        seat_no = None if seat in (None, "", "all") else int(seat)
+    except ValueError:
+        return _error(400, f"seat must be a seat number or 'all'; got {seat!r}")
+    try:
+        return JSONResponse(await run_in_threadpool(_record_view, rec, seat_no))
+    except (MazzoError, KeyError, TypeError) as e:
+        return _error(400, f"cannot show this record: {e}")
 
-    async def view_record(request: Request) -> Response:
-        try:
-            rec = await _json_body(request)
-        except ValueError as e:
-            return _error(400, str(e))
-        seat = request.query_params.get("seat")
-        try:
-            seat_no = None if seat in (None, "", "all") else int(seat)
-        except ValueError:
-            return _error(400, f"seat must be a seat number or 'all'; got {seat!r}")
-        from starlette.concurrency import run_in_threadpool
 
-        def build() -> dict:
-            frames = record_frames(rec, seat_no)
-            summary = record_summary(rec)
-            return {
-                "game": rec["game"], "title": game_spec(rec["game"]).summary_module().TITLE,
-                "num_players": rec["num_players"], "players": rec.get("players"),
-                "redacted_for": rec.get("redacted_for"), "seat": rec.get("redacted_for", seat_no),
-                "frames": frames, "over": rec.get("over"), "summary": summary,
-                "result": None if summary is None else summary["rows"],
-            }
-
-        try:
-            return JSONResponse(await run_in_threadpool(build))
-        except (MazzoError, KeyError, TypeError) as e:
-            return _error(400, f"cannot show this record: {e}")
-
+def create_app(max_games: int = MAX_GAMES) -> Starlette:
+    """The app: the routes of the module table; ``app.state.games`` holds the games in play."""
     app = Starlette(routes=[
-        Route("/", page),
-        Route("/api/meta", api_meta),
-        Route("/api/setup", setup, methods=["POST"]),
-        Route("/api/games", new_game, methods=["POST"]),
-        Route("/api/games/{gid}", show),
-        Route("/api/games/{gid}/actions", act, methods=["POST"]),
-        Route("/api/games/{gid}/record", record),
-        Route("/api/records/view", view_record, methods=["POST"]),
+        Route("/", _page_route),
+        Route("/api/meta", _meta_route),
+        Route("/api/setup", _setup, methods=["POST"]),
+        Route("/api/games", _new_game, methods=["POST"]),
+        Route("/api/games/{gid}", _show),
+        Route("/api/games/{gid}/actions", _act, methods=["POST"]),
+        Route("/api/games/{gid}/record", _record),
+        Route("/api/records/view", _view_record, methods=["POST"]),
     ])
-    app.state.games = games
+    app.state.games = _Games(max_games)
+    app.state.meta = _meta()
     return app

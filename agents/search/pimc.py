@@ -29,7 +29,7 @@ At every decision the player:
 | ``seconds`` | None | a wall-clock budget instead: batches of ``worlds`` worlds until the time is spent (at least one); not reproducible |
 | ``determinizer`` | None | an object with ``seat``, ``reset``, ``observe``, ``sample(n, rng)``; default ``SampledWorlds`` (the game's ``worlds.py``); ``PerfectInformation(env, agent)`` cheats (tests, upper bounds) |
 
-Picchetto's defaults (issue 13: beat the pretrained agent too). With heuristic playouts PIMC was level with
+Picchetto's defaults (chosen to beat the pretrained agent too). With heuristic playouts PIMC was level with
 the pretrained agent (-0.04 points per hand [-3.88, +3.80], 60 duplicate deals), whatever its budget (384
 worlds: +0.09 [-2.99, +3.17]), endgame depth (exact from 6 cards: +0.92 [-1.59, +3.42], 100 deals) or
 opponent model (``infer=3.5``: +0.20 [-2.28, +2.68], 100 deals); what the playouts assume about the rest of

@@ -25,8 +25,8 @@ env = briscola5_v0.env(num_hands=1)
 env.reset(seed=7)
 for agent in env.agent_iter():
     obs, reward, termination, truncation, info = env.last()
-    action = None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0])
-    env.step(action)
+    legal = np.flatnonzero(obs["action_mask"])  # the legal action ids
+    env.step(None if termination or truncation else int(legal[0]))
 print(info["result"]["totals"])  # the classifica: credits per seat, summing to zero
 ```
 
@@ -93,7 +93,8 @@ ignored with a warning.
 
 Decisions beyond the spec (see `docs/rules/briscola5.md`, Appendix B):
 
-* `num_hands` defaults to 1 (the issue's RL setting; the spec's appendix agrees).
+* `num_hands` defaults to 1: an episode is one hand, the usual RL setting (the spec's appendix
+  agrees).
 * With `void_hands_count=False` an episode is truncated after 100 consecutive void hands
   (spec section 5); the result then says `truncated: True`.
 * `force_dealer` makes the dealer the caller at `min_bid` without asking him.

@@ -27,8 +27,8 @@ env = picchetto_v0.env(episode="game", outcome_reward=100)
 env.reset(seed=7)
 for agent in env.agent_iter():
     obs, reward, termination, truncation, info = env.last()
-    action = None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0])
-    env.step(action)
+    legal = np.flatnonzero(obs["action_mask"])  # the legal action ids
+    env.step(None if termination or truncation else int(legal[0]))
 print(info["result"]["games"][0]["winner"])  # the seat that won the game
 ```
 

@@ -30,8 +30,8 @@ env = pigugnin_v0.env(num_players=4, outcome_reward={"win": 1, "draw": 0, "lose"
 env.reset(seed=7)
 for agent in env.agent_iter():
     obs, reward, termination, truncation, info = env.last()
-    action = None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0])
-    env.step(action)
+    legal = np.flatnonzero(obs["action_mask"])  # the legal action ids
+    env.step(None if termination or truncation else int(legal[0]))
 print(info["result"]["outcome"])  # e.g. ["win", "lose", "lose", "win"]
 ```
 

@@ -185,6 +185,9 @@ def test_replay_a_seat_and_a_redacted_record_and_jsonl(tmp_path):
     assert code == 0 and "as player_2 saw it" in out
     # the person sat at seat 0: the record says so, whoever's view is replayed
     assert "player_0 human" in out and "player_2 heuristic" in out and "(you)" not in out
+    code, out, _ = run(["replay", str(path), "--seat", "2"], ["999", "q"])
+    tricks = [line for line in out.splitlines() if line.startswith("trick ") and ": " in line]
+    assert tricks and all("p2 [" in t for t in tricks) and not [t for t in tricks if "you" in t], tricks
     red = tmp_path / "r.jsonl"
     red.write_text(json.dumps(redact(rec, 0)) + "\n" + json.dumps(rec) + "\n")
     code, out, _ = run(["replay", str(red)], ["q"])
@@ -222,6 +225,21 @@ def test_eval_and_train_forward(tmp_path):
                  "--save-games", str(tmp_path / "g.jsonl")])
     assert code == 0 and len(load_records(tmp_path / "g.jsonl")) == 1
     assert main(["eval", "--game", "nope", "--players", "random"]) == 2
+
+
+def test_train_takes_the_config_as_its_first_argument(capsys):
+    """`mazzo train CONFIG` is `python -m train --config CONFIG`: the config's trainer parses the rest."""
+    pytest.importorskip("torch")
+    with pytest.raises(SystemExit) as done:
+        main(["train", "configs/briscola5/ppo_batched.yaml", "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code in (0, None) and out.startswith("usage: mazzo train [--config FILE.yaml]")
+    assert "(default: 'ppo_batched')" in out  # the config's values are the defaults shown: it was read
+    assert main(["train", "configs/briscola5/nope.yaml"]) == 2
+    assert capsys.readouterr().err == "error: config file not found: 'configs/briscola5/nope.yaml'\n"
+    assert main(["train", "configs/picchetto/ppo.yaml", "--resume", "missing.mazzo.zip"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: checkpoint not found: 'missing.mazzo.zip'") and err.count("\n") == 1
 
 
 def test_help_lists_every_command():
