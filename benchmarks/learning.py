@@ -44,6 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from envs.registry import GAMES as SPECS  # noqa: E402
 from envs.registry import game_spec  # noqa: E402
 
 RECIPES: dict[str, dict[str, Any]] = {
@@ -52,7 +53,7 @@ RECIPES: dict[str, dict[str, Any]] = {
     "dmc": {"algo": "dmc", "bc_episodes": 0},
     "ppo_oracle_league": {"critic": "oracle", "opponent_sampling": "pfsp"},
 }
-GAMES = ("briscola5", "pigugnin", "picchetto")
+GAMES = tuple(SPECS)
 BUDGETS = (1_000_000, 3_000_000, 10_000_000, 30_000_000)
 
 
