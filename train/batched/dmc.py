@@ -64,7 +64,7 @@ class BatchedDMC(BatchedLearner):
 
         from agents.checkpoint import HUGE_NEG
 
-        args, env, buf, clock = self.args, self.env, self.buf, time.perf_counter
+        args, buf, clock = self.args, self.buf, time.perf_counter
         before = self.global_step
         with torch.inference_mode():
             layers = inference_layers(self.actor)
@@ -72,10 +72,7 @@ class BatchedDMC(BatchedLearner):
                 t0 = clock()
                 cur, owner, learner = self.turn()
                 if len(learner):
-                    s = buf.add(learner, cur[learner])
-                    np.take(env.obs, learner, axis=0, out=buf.obs[s])
-                    np.not_equal(np.take(env.mask, learner, axis=0), 0, out=buf.mask[s])
-                    x, legal = torch.from_numpy(buf.obs[s]), torch.from_numpy(buf.mask[s])
+                    s, x, legal = self.record(learner, cur)
                     q = run_layers(layers, x) if layers else self.actor(x)
                     a = self.epsilon_greedy(q.masked_fill_(~legal, HUGE_NEG), legal)
                     buf.act[s] = a.numpy()

@@ -101,6 +101,17 @@ class BatchedLearner:
             self.global_step += len(learner)
         return cur, owner, learner
 
+    def record(self, learner: np.ndarray, cur: np.ndarray) -> tuple[slice, Any, Any]:
+        """New samples in ``self.buf`` for the learner's decisions now: their observations and masks copied in;
+        returns the samples' slice and the two as tensors (views of the buffer)."""
+        import torch
+
+        env, buf = self.env, self.buf
+        s = buf.add(learner, cur[learner])
+        np.take(env.obs, learner, axis=0, out=buf.obs[s])
+        np.not_equal(np.take(env.mask, learner, axis=0), 0, out=buf.mask[s])
+        return s, torch.from_numpy(buf.obs[s]), torch.from_numpy(buf.mask[s])
+
     def advance(self, owner: np.ndarray, learner: np.ndarray, t0: float) -> None:
         """The opponents act in the games where the learner does not, the engine steps every game with
         ``self.actions``, each seat's rewards go to ``self.buf.credit``, finished episodes are booked.

@@ -97,10 +97,7 @@ class BatchedPPO(BatchedLearner):
                 t0 = clock()
                 cur, owner, learner = self.turn()
                 if len(learner):
-                    s = buf.add(learner, cur[learner])
-                    np.take(env.obs, learner, axis=0, out=buf.obs[s])
-                    np.not_equal(np.take(env.mask, learner, axis=0), 0, out=buf.mask[s])
-                    x, legal = torch.from_numpy(buf.obs[s]), torch.from_numpy(buf.mask[s])
+                    s, x, legal = self.record(learner, cur)
                     if self.oracle:
                         env.privileged(cur, out=self.priv_all)
                         np.take(self.priv_all, learner, axis=0, out=buf.priv[s])
