@@ -128,7 +128,7 @@ def _forward(command: str, argv: list[str]) -> int:
     if command == "eval":
         from train.evaluate import main as evaluate_main
 
-        return evaluate_main(argv)
+        return evaluate_main(argv, prog="mazzo eval")  # its usage and errors name the command typed
     from train.dispatch import main as train_main
 
     if argv and not argv[0].startswith("-"):  # mazzo train CONFIG ...: the config file first

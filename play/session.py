@@ -10,7 +10,7 @@ depends on which game is played: the game's facts come from its summary module
 | `seat`, `hand_no`, `to_act`, `over`, `hands`, `counts`, `trick`, `last`, `returns`, `text` | `envs.records.seat_view` of the seat |
 | `game`, `title`, `num_players`, `players` | registry name, the game's title, seats, one spec per seat (`"human"`) |
 | `legal`       | the seat's legal actions `[{"id", "name"}]` (empty when it is not to act)      |
-| `board`       | the game's public scoreboard: `{"columns": [[name, [value per seat]]], "lines": [status]}` |
+| `board`       | the game's public scoreboard: `{"columns": [[name, [value per seat]]], "lines": [status]}`, told to the person ("you are the partner") |
 | `moves`       | the moves since the last view (`{"seat", "id", "name", "hand_no", "trick", "won_by"}`) |
 | `recent`      | the same grouped by trick, with winners and hand ends (`play.moves.recent`)    |
 | `summary`     | at the end: the game's `{"lines": [headline], "rows": [per seat]}`, else None  |
@@ -239,7 +239,7 @@ class Session:
             "num_players": len(self.names),
             "players": list(self.players),
             "legal": self.legal(),
-            "board": self.summary.board(self.env.game, self.env.state_, self.seat),
+            "board": self.summary.board(self.env.game, self.env.state_, self.seat, viewer=self.seat),
             "moves": moves,
             "recent": groups,
             "summary": summary,
@@ -249,7 +249,8 @@ class Session:
 
     def record(self, redacted: bool = False) -> dict[str, Any]:
         """The episode so far (complete once over) with the players; ``redacted``: as the seat may
-        know it, each of its views with the game's board (scoreboard and status lines) then."""
+        know it, each of its views with the game's board (scoreboard and status lines) then, as a record viewer
+        tells it (seats by name: "player_2 is the partner")."""
         rec = self.env.episode_record()
         players = []
         for p, spec in enumerate(self.players):

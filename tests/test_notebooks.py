@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,25 @@ def test_notebook_defines_no_logic(path):
             tree = ast.parse(cell.source)
             defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Lambda))]
             assert not defs, f"{path.name} defines {[getattr(d, 'name', 'lambda') for d in defs]}: import it instead"
+
+
+#: an absolute folder of the machine that ran a notebook (the stored outputs must not show one)
+MACHINE_PATH = re.compile(r"(?<![\w.~])/(?:home|work|tmp|root|Users|var|private|opt|mnt|srv)/")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_stored_outputs_are_complete_and_name_no_machine_folder(path):
+    """The docs site shows the stored outputs (MyST-NB, never executed there): every code cell ran, top to
+    bottom in one kernel, and no output names a folder of the machine that ran it (run folders are relative)."""
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
+    for cell in code:
+        for out in cell.outputs:
+            texts = [out.get("text", "")] + [v for k, v in out.get("data", {}).items() if k.startswith("text/")]
+            for text in texts:
+                found = MACHINE_PATH.search(text) or (str(ROOT) in text and str(ROOT))
+                assert not found, f"{path.name}: an output names a machine folder: ...{text[:200]!r}"
 
 
 @pytest.mark.slow  # runs a kernel and a short training: the slow tier

@@ -9,11 +9,15 @@ summary modules have the same functions:
 | name                          | gives                                                                      |
 |-------------------------------|----------------------------------------------------------------------------|
 | `TITLE`, `ABOUT`              | the game's name and a one-line description                                 |
-| `board(game, state, seat)`    | `{"columns": [[name, [value per seat]], ...], "lines": [status line, ...]}` |
+| `board(game, state, seat, viewer=None)` | `{"columns": [[name, [value per seat]], ...], "lines": [status line, ...]}` (`viewer`: below) |
 | `trick_winner(plays, moves)`  | the seat that wins a full trick `[(seat, code), ...]` (`moves`: the hand's public moves) |
 | `caution(game, state, action)`| a sentence asking to confirm a risky move, or None                         |
 | `hand_lines(hand)`            | the headline of a finished hand (an engine hand record)                    |
 | `summary(result, returns, hands)` | the episode's end: `{"lines": [...], "rows": [{"seat", column: value, ..., "return"}]}` (`result`: the env's `info["result"]` or a record's; `hands`: the finished hands' results) |
+
+`board` shows what `seat` knows; `viewer` is the seat of the person reading it, whom the lines call
+"you" (live play passes its own seat), None for a reader who sat nowhere (a record viewer such as
+`mazzo replay --seat 2`: "player_2 is the partner").
 
 The board's columns are `points` (card points taken this hand) and `classifica` (credits over
 the episode); the rows of `summary` have the same two (same values at the end), with the
@@ -56,8 +60,9 @@ def _seat(p: int) -> str:
     return f"player_{p}"
 
 
-def board(game: Briscola5Game, state: Briscola5State, seat: int) -> dict[str, Any]:
-    """The public scoreboard and status lines of the position, as `seat` sees it."""
+def board(game: Briscola5Game, state: Briscola5State, seat: int | None, viewer: int | None = None) -> dict[str, Any]:
+    """The public scoreboard and status lines of the position, as `seat` sees it (None: the public view), told
+    to `viewer` (module docstring: "you" for that seat, names for every other)."""
     s = state
     lines = [f"hand {s.hand_no} of {game.flags['num_hands']} · dealer {_seat(s.dealer)}"]
     if s.phase == FORFEIT_CHECK:
@@ -70,17 +75,19 @@ def board(game: Briscola5Game, state: Briscola5State, seat: int) -> dict[str, An
     elif s.phase == CALL_CARD:
         lines.append(f"{_seat(s.caller)} won the auction at {s.contract} and calls a card (its suit is trump)")
     elif s.caller >= 0 and s.called >= 0:
-        lines.append(_contract(s.caller, s.contract, DECK.codes[s.called], _partner_text(s, seat)))
+        lines.append(_contract(s.caller, s.contract, DECK.codes[s.called], _partner_text(s, seat, viewer)))
         if s.phase == TRICK_PLAY:
             lines.append(f"trick {s.trick_no + 1} of {NUM_TRICKS}")
     return {"columns": [["points", list(s.points)], ["classifica", list(s.scores)]], "lines": lines}
 
 
-def _partner_text(s: Briscola5State, seat: int) -> str:
+def _partner_text(s: Briscola5State, seat: int | None, viewer: int | None) -> str:
     if s.revealed:
         return "solo" if s.partner == s.caller else f"partner {_seat(s.partner)}"
-    if seat == s.partner:
-        return "you hold it: solo" if seat == s.caller else "you are the partner"
+    if seat is not None and seat == s.partner:  # only the partner knows before the called card is played
+        if seat == viewer:
+            return "you hold it: solo" if seat == s.caller else "you are the partner"
+        return f"{_seat(seat)} holds it: solo" if seat == s.caller else f"{_seat(seat)} is the partner"
     return "partner hidden"
 
 

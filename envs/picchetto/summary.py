@@ -47,8 +47,9 @@ def _seat(p: int) -> str:
     return f"player_{p}"
 
 
-def board(game: PicchettoGame, state: PicchettoState, seat: int) -> dict[str, Any]:
-    """The public scoreboard and status lines of the position, as `seat` sees it."""
+def board(game: PicchettoGame, state: PicchettoState, seat: int | None, viewer: int | None = None) -> dict[str, Any]:
+    """The public scoreboard and status lines of the position, as `seat` sees it; they name every seat, so
+    `viewer` (the reader's seat in every game's `board`) changes nothing here."""
     s = state
     lines = [f"game {s.game_no + 1} ({_GAME_NAMES[min(s.game_no, 2)]}) to {s.target} · hand {s.hand_no} · "
              f"elder {_seat(s.elder)}, dealer {_seat(s.dealer)}"]

@@ -32,8 +32,9 @@ def _seats(seats: Sequence[int]) -> str:
     return ", ".join(_seat(p) for p in seats)
 
 
-def board(game: PigugninGame, state: PigugninState, seat: int) -> dict[str, Any]:
-    """The public scoreboard and status line of the position (the same for every seat)."""
+def board(game: PigugninGame, state: PigugninState, seat: int | None, viewer: int | None = None) -> dict[str, Any]:
+    """The public scoreboard and status line of the position (the same for every seat); they name every
+    seat, so `viewer` (the reader's seat in every game's `board`) changes nothing here."""
     s = state
     taker = f"Pigugnìn taken by {_seat(s.pig_taker)}" if s.pig_taker >= 0 else "Pigugnìn not taken yet"
     trick = min(s.tricks_done + 1, game.hand_size)

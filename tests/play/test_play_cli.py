@@ -196,6 +196,22 @@ def test_replay_a_seat_and_a_redacted_record_and_jsonl(tmp_path):
     assert code == 0 and "every seat's cards shown" in out
 
 
+def test_replay_of_the_partners_view_names_the_partner(tmp_path):
+    """`mazzo replay --seat P` shows what the partner knew, in the third person: the reader sat nowhere."""
+    path = tmp_path / "g.json"
+    run(["play", "briscola5", "--seed", "7", "--save", str(path)], scripted([]))
+    hand = load_records(path)[0]["hands"][-1]
+    caller, partner = hand["result"]["caller"], hand["result"]["partner"]
+    assert partner not in (0, caller)  # seed 7: a secret partner, not the person's seat 0
+    called = next(k for k, m in enumerate(hand["moves"], 1) if m["name"].startswith("call "))
+    code, out, _ = run(["replay", str(path), "--seat", str(partner)], [str(called), "q"])
+    shown = out.rsplit("position ", 1)[-1]  # the position right after the call
+    assert code == 0 and shown.startswith(f"{called}/") and f"player_{partner} is the partner" in shown
+    assert "you are the partner" not in out
+    code, out, _ = run(["replay", str(path), "--seat", "0"], [str(called), "q"])
+    assert "partner hidden" in out.rsplit("position ", 1)[-1] and "is the partner" not in out
+
+
 def test_replay_says_whether_the_contract_was_made(tmp_path):
     path = tmp_path / "g.json"
     run(["play", "briscola5", "--seed", "7", "--save", str(path)], scripted(["61"]))

@@ -158,6 +158,39 @@ def test_briscola_cautions_jump_bids_and_solo_calls_only():
     assert summary.caution(game, env.state_, 40 + game.deck.parse("AC")) is None
 
 
+def test_the_secret_partner_is_you_live_and_named_in_a_replay():
+    """Until the called card is played only its holder knows the partner: live play tells that seat "you are the
+    partner"; a replay of its view (`mazzo replay --seat 2`, its redacted record) names it, since the reader sat
+    nowhere; the other seats' views, and the full record's, say "partner hidden"."""
+    seat = 2
+    for seed in range(60):  # a hand where seat 2 is the partner, not the caller
+        s = Session("briscola5", seat=seat, opponents="random", seed=seed)
+        rng = np.random.default_rng(seed)
+        live = []
+        while not s.over:
+            live += s.view()["board"]["lines"]
+            s.act(int(rng.choice([a["id"] for a in s.legal()])))
+        result = s.record()["hands"][-1]["result"]
+        if not result.get("void") and result["partner"] == seat != result["caller"]:
+            break
+    else:
+        pytest.fail("no hand with player_2 as the partner in 60 seeds")
+    assert any(line.endswith("· you are the partner") for line in live)
+    full, mine = s.record(), s.record(redacted=True)
+
+    def contract_lines(rec, who):
+        return [line for f in frames(rec, who) for line in f["board"]["lines"] if line.startswith("contract ")]
+
+    named = contract_lines(full, seat)
+    assert any(line.endswith(f"· player_{seat} is the partner") for line in named)
+    assert not [line for line in named if "you" in line]
+    assert contract_lines(mine, None) == named  # the boards kept in the seat's redacted record
+    for who in (0, None):
+        hidden = contract_lines(full, who)
+        assert any(line.endswith("· partner hidden") for line in hidden)
+        assert not [line for line in hidden if "is the partner" in line or "you" in line]
+
+
 def test_a_summary_of_a_record_needs_its_hands_results():
     s = random_session("briscola5", {}, seed=1)
     rec = s.record()

@@ -274,6 +274,46 @@ def test_without_matplotlib_the_run_notes_it_and_saves_everything_but_the_chart(
     assert sorted(p.name for p in out.iterdir()) == ["eval.csv", "eval.json"]
 
 
+@pytest.mark.parametrize(("argv", "error"), [
+    (["--game", "briscola5", "--players", "heuristic", "random"], "has 5 seats; got 2 players"),
+    (["--game", "picchetto", "--players", "heuristic", "random", "--flag", "nope=1"], "nope"),
+    (["--game", "picchetto", "--players", "heuristik", "random"], "heuristik"),
+    (["--game", "picchetto", "--players", "heuristic", "--field", "random", "--rating", "random"], "not allowed with"),
+    pytest.param(["--game", "picchetto", "--rating", "random", "heuristik"], "heuristik",
+                 marks=pytest.mark.skipif(importlib.util.find_spec("openskill") is None, reason="needs openskill")),
+])
+def test_without_matplotlib_a_bad_argument_is_one_error_line_and_no_note(tmp_path, argv, error):
+    """The note about the chart comes once the arguments are found valid: a bad line-up, flag or spec (checked by
+    the evaluation itself) or an argparse error is the only line on stderr."""
+    out = tmp_path / "out"
+    proc = _without("matplotlib", *argv, "--deals", "2", "--out", str(out), "--progress-every", "1")
+    assert "note:" not in proc.stderr and error in proc.stderr, proc.stderr
+    if proc.stderr.startswith("usage:"):  # argparse: usage, then "PROG: error: ..."
+        assert proc.returncode == 2 and "python -m train.evaluate: error:" in proc.stderr and not out.exists()
+    else:
+        _played_nothing(proc, out)
+
+
+def test_the_command_name_is_the_one_typed(tmp_path, capsys):
+    """`mazzo eval` is `python -m train.evaluate` under its own name: in the usage, argparse's errors and the
+    command the results record."""
+    from play.cli import main as mazzo
+
+    with pytest.raises(SystemExit) as done:
+        mazzo(["eval", "--game", "picchetto"])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and err.startswith("usage: mazzo eval ")
+    assert "mazzo eval: error: one of the arguments --players --rating is required" in err
+    with pytest.raises(SystemExit):
+        main(["--game", "picchetto"])
+    assert "python -m train.evaluate: error: one of the arguments" in capsys.readouterr().err
+    out = tmp_path / "out"
+    argv = ["--game", "picchetto", "--flag", "episode=hand", "--players", "heuristic", "random", "--deals", "1",
+            "--out", str(out), "--no-progress", "--no-plot"]
+    assert mazzo(["eval", *argv]) == 0
+    assert json.loads((out / "eval.json").read_text())["config"]["command"].startswith("mazzo eval --game picchetto ")
+
+
 def test_a_chart_that_fails_loses_no_results(tmp_path, capsys, monkeypatch):
     """matplotlib there but the chart fails while drawing: the table, JSON and CSV stay, a note says so."""
     from train.evaluation.rating import Leaderboard

@@ -1,13 +1,15 @@
 """Evaluate any line-up of players on any Mazzo game with duplicate deals and 95% intervals.
 
-The command line ``python -m train.evaluate`` (``train/evaluate.py`` calls ``main`` here): one
+The command line ``python -m train.evaluate`` (``train/evaluate.py`` calls ``main`` here; ``mazzo eval`` calls
+it with ``prog="mazzo eval"``, the name its usage, errors and recorded command then give): one
 line-up (``--players``, or one player and a field: ``--players pimc --field heuristic``) or an
 OpenSkill round robin (``--rating``); see the package docstring.
 
 Order of work: every input is checked first (the line-up, the flags, ``--out``, ``--save-games``
 and the optional dependencies the run needs: matplotlib for the chart, openskill for ``--rating``,
 torch for trained players, numba for the search players, each with its ``pip install`` line); then
-the deals are played (progress on stderr); then the table is printed and the JSON and CSV saved,
+the deals are played (progress on stderr; without matplotlib a ``note:`` line says first that no chart
+will be drawn, once the arguments are found valid); then the table is printed and the JSON and CSV saved,
 and only then the chart is drawn (a chart that fails is a note, the results stay).
 """
 
@@ -19,6 +21,7 @@ import shlex
 import sys
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +33,11 @@ from train.evaluation.play import SEATINGS
 from train.evaluation.rating import round_robin
 from train.evaluation.result import PlotWarning
 
-__all__ = ["parse_flag", "run", "main"]
+__all__ = ["PROG", "parse_flag", "run", "main"]
+
+#: the command's name when no other is given (``mazzo eval`` gives its own)
+PROG = "python -m train.evaluate"
+
 
 def parse_flag(text: str) -> tuple[str, Any]:
     """``key=value`` -> (key, value); the value is a Python literal, else YAML, else the string."""
@@ -50,8 +57,8 @@ def parse_flag(text: str) -> tuple[str, Any]:
         return key, raw
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__.split("\n\n")[0],
+def _parser(prog: str = PROG) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, help=f"one of {', '.join(GAMES)}")
     who = p.add_mutually_exclusive_group(required=True)
@@ -107,45 +114,30 @@ def _save(result: Any, out: Path, plot: bool) -> dict[str, Path]:
         raise
 
 
-def run(argv: list[str], echo: bool = True) -> Any:
+def run(argv: list[str], echo: bool = True, prog: str = PROG) -> Any:
     """Do what the command line ``argv`` asks (evaluate or rate), save the outputs, return the result
-    (an ``EvalResult`` or a ``Leaderboard``). Raises ``ConfigError`` on bad input."""
-    args = _parser().parse_args(argv)
-    command = "python -m train.evaluate " + shlex.join(argv)
+    (an ``EvalResult`` or a ``Leaderboard``). Raises ``ConfigError`` on bad input; ``prog``: the command's name
+    (usage, errors, the command recorded in the results)."""
+    args = _parser(prog).parse_args(argv)
+    command = f"{prog} " + shlex.join(argv)
     flags = dict(parse_flag(f) for f in args.flag)
     out = Path(args.out or f"runs/eval/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
-    check_out_dir(out)  # a bad --out fails now, not after the whole evaluation
-    if args.field is not None and args.rating:
-        raise ConfigError("--field fills a line-up (--players), not a round robin (--rating)")
-    if args.progress_every is not None and args.progress_every < 1:
-        raise ConfigError(f"--progress-every must be a number of deals >= 1; got {args.progress_every}")
-    # the optional dependencies this run needs, before any game (a trained or search player names its own)
-    plot = not args.no_plot
-    if plot and not available("matplotlib"):  # the results need nothing more: say so, go on
-        print(f"note: no chart ({'rating' if args.rating else 'eval'}.png): matplotlib is not installed "
-              f"({install_hint('matplotlib')}); the table, JSON and CSV are saved as usual (--no-plot: no chart, "
-              "no note)", file=sys.stderr, flush=True)
-        plot = False
-    if args.rating:
-        require("openskill", "--rating (OpenSkill ratings)")
-    if args.save_games is not None:
-        if args.rating:
-            raise ConfigError("--save-games works with --players (a line-up), not with --rating")
-        check_games_file(Path(args.save_games))
-    if args.address is not None and args.backend != "ray":
-        raise ConfigError("--address joins a Ray cluster: add --backend ray")
-    if args.rating and args.backend != "local":
-        raise ConfigError("--backend ray works with --players (a line-up), not with --rating")
+    _check(args, out)
+    # the results need nothing more than the base install: without matplotlib, a note once all is checked
+    plot = not args.no_plot and available("matplotlib")
+    note = None if plot or args.no_plot else _no_chart_note("rating" if args.rating else "eval")
+    start = None if note is None else partial(print, note, file=sys.stderr, flush=True)
     if args.rating:
         result = round_robin(args.game, args.rating, num_deals=args.deals, seed=args.seed, flags=flags,
                              workers=args.workers, duplicate=not args.plain, progress=not args.no_progress,
-                             command=command, progress_every=args.progress_every)
+                             command=command, progress_every=args.progress_every, on_start=start)
     else:
         players = with_field(args.game, args.players, args.field, flags)
         result = evaluate(args.game, players, num_deals=args.deals, seed=args.seed, flags=flags,
                           duplicate=not args.plain, workers=args.workers, progress=not args.no_progress,
                           seating=args.seating, command=command, save_games=args.save_games,
-                          backend=args.backend, address=args.address, progress_every=args.progress_every)
+                          backend=args.backend, address=args.address, progress_every=args.progress_every,
+                          on_start=start)
     if echo:  # the table first: whatever happens while saving, it has been seen
         print(result, flush=True)
     paths = _save(result, out, plot=plot)
@@ -156,10 +148,35 @@ def run(argv: list[str], echo: bool = True) -> Any:
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
+def _check(args: argparse.Namespace, out: Path) -> None:
+    """The checks of the arguments themselves and of the optional modules the run needs (the line-up's
+    players and flags are checked by ``evaluate`` / ``round_robin``, still before any deal)."""
+    check_out_dir(out)  # a bad --out fails now, not after the whole evaluation
+    if args.field is not None and args.rating:
+        raise ConfigError("--field fills a line-up (--players), not a round robin (--rating)")
+    if args.progress_every is not None and args.progress_every < 1:
+        raise ConfigError(f"--progress-every must be a number of deals >= 1; got {args.progress_every}")
+    if args.rating:
+        require("openskill", "--rating (OpenSkill ratings)")
+    if args.save_games is not None:
+        if args.rating:
+            raise ConfigError("--save-games works with --players (a line-up), not with --rating")
+        check_games_file(Path(args.save_games))
+    if args.address is not None and args.backend != "ray":
+        raise ConfigError("--address joins a Ray cluster: add --backend ray")
+    if args.rating and args.backend != "local":
+        raise ConfigError("--backend ray works with --players (a line-up), not with --rating")
+
+
+def _no_chart_note(kind: str) -> str:
+    return (f"note: no chart ({kind}.png): matplotlib is not installed ({install_hint('matplotlib')}); the table, "
+            "JSON and CSV are saved as usual (--no-plot: no chart, no note)")
+
+
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     """The command line: 0 done, 2 bad input (one ``error:`` line), 130 interrupted (Ctrl-C)."""
     try:
-        run(list(sys.argv[1:] if argv is None else argv))
+        run(list(sys.argv[1:] if argv is None else argv), prog=prog)
     except MazzoError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ import signal
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
@@ -243,14 +244,16 @@ def with_field(game: str, players: Any, field: Any, flags: dict[str, Any] | None
 def evaluate(game: str, players: list[Any], *, num_deals: int, seed: int = 0, flags: dict[str, Any] | None = None,
              duplicate: bool = True, workers: int = 1, progress: bool = False, seating: str = "rotate",
              command: str | None = None, save_games: str | Path | None = None, backend: str = "local",
-             address: str | None = None, field: Any = None, progress_every: int | None = None) -> EvalResult:
+             address: str | None = None, field: Any = None, progress_every: int | None = None,
+             on_start: Callable[[], Any] | None = None) -> EvalResult:
     """Play ``num_deals`` deals with the line-up ``players`` and return the statistics (see module doc).
 
     ``field``: a spec (or Agent) for every seat after ``players`` (``evaluate(game, ["pimc"], field="heuristic")``:
     one player against a field; the table's first row is then its margin over the field).
     ``backend="ray"`` plays the same chunks of deals as Ray tasks (``address``: a cluster to join, see
     ``train/evaluation/ray_backend.py``); the result is identical to the local workers'.
-    ``progress``: a bar on a terminal, else a line every ``progress_every`` deals (``train.evaluation.progress``)."""
+    ``progress``: a bar on a terminal, else a line every ``progress_every`` deals (``train.evaluation.progress``).
+    ``on_start``: called once every input is checked, before the first deal (the command line's notes)."""
     players = with_field(game, players, field, flags)
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
@@ -266,6 +269,8 @@ def evaluate(game: str, players: list[Any], *, num_deals: int, seed: int = 0, fl
     records: dict[int, list] | None = None
     if save_games is not None:
         job.records, records = True, {}
+    if on_start is not None:
+        on_start()
     counts = _play_all(job, built, num_deals, workers, progress, records, backend, address, progress_every)
     if records is not None:
         _write_games(Path(save_games), [r for d in range(num_deals) for r in records[d]])

@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -125,8 +126,10 @@ class Leaderboard:
 
 def round_robin(game: str, specs: list[str], *, num_deals: int, seed: int = 0, flags: dict[str, Any] | None = None,
                 workers: int = 1, duplicate: bool = True, progress: bool = False,
-                command: str | None = None, progress_every: int | None = None) -> Leaderboard:
-    """Rate ``specs`` (strings, at least two distinct) by a round robin on ``game``."""
+                command: str | None = None, progress_every: int | None = None,
+                on_start: Callable[[], Any] | None = None) -> Leaderboard:
+    """Rate ``specs`` (strings, at least two distinct) by a round robin on ``game``; ``on_start``: called once
+    every line-up is checked, before the first deal."""
     require("openskill", "a rating (round_robin, --rating)")
     from openskill.models import PlackettLuce
 
@@ -138,6 +141,8 @@ def round_robin(game: str, specs: list[str], *, num_deals: int, seed: int = 0, f
     # Validate every spec before any game (evaluate validates again per line-up, cheaply).
     for lineup in plan:
         prepare(game, lineup, num_deals=num_deals, seed=seed, flags=flags, duplicate=duplicate, workers=workers)
+    if on_start is not None:
+        on_start()
     # per line-up: per-deal mean reward per seat of each spec in it
     scores: list[dict[str, np.ndarray]] = []
     for lineup in plan:
