@@ -107,4 +107,4 @@ def test_dependencies_point_one_way():
     wrong = sorted(f"{m} -> {t}" for m, targets in graph.items() for t in targets
                    if any(t == f or t.startswith(f + ".") for f in FORBIDDEN.get(m.split(".")[0], ())))
     assert not wrong, "imports against the layering (envs <- agents <- train): " + ", ".join(wrong)
-    assert "agents.rows" in graph["train.batched.ppo"]  # the trainers use the players' row adapters
+    assert "agents.rows" in graph["train.batched.learner"]  # the trainers use the players' row adapters
