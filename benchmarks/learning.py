@@ -235,11 +235,17 @@ def main(argv: list[str] | None = None) -> None:
     results = json.loads(args.json.read_text()) if args.json.is_file() else {}
 
     def save() -> None:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
+        """Write this process's games into the JSON as it is now (studies of other games may run beside it)."""
+        on_disk = json.loads(args.json.read_text()) if args.json.is_file() else {}
+        on_disk.update({k: v for k, v in results.items() if k in args.games or k == "meta"})
+        results.update(on_disk)
+        tmp = args.json.with_suffix(".part")
+        tmp.write_text(json.dumps(on_disk, indent=1) + "\n")
+        tmp.replace(args.json)
 
     if not args.report_only:
         started = time.time()
-        results["meta"] = _meta(argv)
+        results["meta"] = _meta(argv)  # the last command that ran (each game's runs and evaluations are kept)
         study(args, results, save)
         results["meta"]["hours"] = round((time.time() - started) / 3600, 2)
         save()
