@@ -37,7 +37,6 @@ import os
 import platform
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -172,14 +171,16 @@ def plot(game: str, entries: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def report(results: dict, meta: dict, out: Path) -> None:
-    lines = ["# The scaling study", "", f"Produced by `{meta['command']}` ({meta['when']}; commit {meta['commit']}; "
-             f"{meta['machine']}; {meta['versions']}). Definitions and recipes: `benchmarks/learning.py`'s docstring; "
-             "the analysis: `docs/results/learning.md`.", ""]
-    for game, entries in results.items():
-        if game == "meta":
-            continue
-        lines += [f"## {game}", "", f"![{game}](learning_{game}.png)", "",
+def report(results: dict, out: Path) -> None:
+    lines = ["# The scaling study", "", "Definitions and recipes: `benchmarks/learning.py`'s docstring; the analysis: "
+             "`docs/results/learning.md`. Margins per hand with their 95% intervals, bold where the interval excludes 0.",
+             ""]
+    for game, by_recipe in ((g, results[g]) for g in GAMES if g in results):
+        meta = by_recipe.get("_meta", {})
+        entries = {k: v for k, v in by_recipe.items() if not k.startswith("_")}
+        lines += [f"## {game}", "", f"Produced by `{meta.get('command')}` (started {meta.get('when')}; commit "
+                  f"{meta.get('commit')}; {meta.get('machine')}; {meta.get('versions')}).", "",
+                  f"![{game}](learning_{game}.png)", "",
                   "| recipe | learner steps | vs heuristic | deals | vs PIMC | deals | caller | contracts made |",
                   "|---|---|---|---|---|---|---|---|"]
         for recipe, entry in entries.items():
@@ -237,19 +238,18 @@ def main(argv: list[str] | None = None) -> None:
     def save() -> None:
         """Write this process's games into the JSON as it is now (studies of other games may run beside it)."""
         on_disk = json.loads(args.json.read_text()) if args.json.is_file() else {}
-        on_disk.update({k: v for k, v in results.items() if k in args.games or k == "meta"})
+        on_disk.update({k: v for k, v in results.items() if k in args.games})
         results.update(on_disk)
         tmp = args.json.with_suffix(".part")
         tmp.write_text(json.dumps(on_disk, indent=1) + "\n")
         tmp.replace(args.json)
 
     if not args.report_only:
-        started = time.time()
-        results["meta"] = _meta(argv)  # the last command that ran (each game's runs and evaluations are kept)
+        for game in args.games:  # the command that last worked on each game
+            results.setdefault(game, {})["_meta"] = _meta(argv)
         study(args, results, save)
-        results["meta"]["hours"] = round((time.time() - started) / 3600, 2)
         save()
-    report(results, results.get("meta", _meta(argv)), args.out)
+    report(results, args.out)
     print(f"wrote {args.out}")
 
 
