@@ -16,6 +16,7 @@ Each checkpoint at a budget of ``--budgets`` then faces a fixed panel:
 |---|---|---|
 | heuristic | ``train.evaluation.batched.batched_margin``: ``--heuristic-deals`` duplicate deals on the batched engine, the checkpoint alone at each seat in turn among the current heuristic's numba port | margin per hand, 95% interval |
 | PIMC | ``train.evaluate.evaluate``: ``--pimc-deals`` duplicate deals through the AEC env, the checkpoint alone among PIMC players at their default budget (only at the budgets of ``--pimc-at``) | margin per hand, 95% interval; Briscola's roles |
+| roles | the same against the heuristic, ``--roles-deals`` deals (``--pimc-at`` budgets; games that count roles) | Briscola's caller and contract-made rates |
 
 Margins follow the evaluation tool: in the zero-sum games (Briscola, Picchetto) the player's own reward per hand;
 in Pigugnìn its reward minus the field's mean per seat in the same games (busche paid less than the field). One
@@ -100,12 +101,13 @@ def heuristic_panel(game: str, flags: dict, checkpoint: Path, deals: int, seed: 
     return batched_margin(game, flags, player, "heuristic", deals, seed)
 
 
-def pimc_panel(game: str, flags: dict, checkpoint: Path, deals: int, seed: int, workers: int) -> dict:
-    """The checkpoint alone among PIMC players: its margin per hand and, where the game counts them, its roles."""
+def aec_panel(game: str, flags: dict, checkpoint: Path, field: str, deals: int, seed: int, workers: int) -> dict:
+    """The checkpoint alone among ``field`` players through the AEC evaluation tool: its margin per hand and,
+    where the game counts them (Briscola), its roles."""
     from train.evaluate import evaluate
     from train.evaluation.stats import proportion_ci
 
-    res = evaluate(game, [f"ppo:{checkpoint}"], field="pimc", num_deals=deals, seed=seed, flags=flags,
+    res = evaluate(game, [f"ppo:{checkpoint}"], field=field, num_deals=deals, seed=seed, flags=flags,
                    workers=workers, progress=False)
     out = {"margin": res.margin["per_hand"], "n_deals": deals}
     if {"caller", "made", "hands"} <= set(res.counters):
@@ -113,6 +115,10 @@ def pimc_panel(game: str, flags: dict, checkpoint: Path, deals: int, seed: int, 
         out["caller"] = proportion_ci(caller, hands).to_dict()
         out["made"] = proportion_ci(made, caller).to_dict()
     return out
+
+
+def _counts_roles(game: str) -> bool:
+    return "caller" in game_spec(game).figures_class().EXTRA
 
 
 def study(args: argparse.Namespace, results: dict, save: Any) -> None:
@@ -132,8 +138,12 @@ def study(args: argparse.Namespace, results: dict, save: Any) -> None:
                     print(f"{game} {recipe} {budget:,}: vs heuristic {point['heuristic']['mean']:+.3f}", flush=True)
                     save()
                 if budget in args.pimc_at and "pimc" not in point:
-                    point["pimc"] = pimc_panel(game, flags, ckpt, args.pimc_deals, args.seed, args.workers)
+                    point["pimc"] = aec_panel(game, flags, ckpt, "pimc", args.pimc_deals, args.seed, args.workers)
                     print(f"{game} {recipe} {budget:,}: vs PIMC {point['pimc']['margin']['mean']:+.3f}", flush=True)
+                    save()
+                if budget in args.pimc_at and _counts_roles(game) and "roles" not in point and args.roles_deals:
+                    # the roles against the heuristic (Briscola: caller, contracts made), through the AEC tool
+                    point["roles"] = aec_panel(game, flags, ckpt, "heuristic", args.roles_deals, args.seed, args.workers)
                     save()
 
 
@@ -181,14 +191,15 @@ def report(results: dict, out: Path) -> None:
         lines += [f"## {game}", "", f"Produced by `{meta.get('command')}` (started {meta.get('when')}; commit "
                   f"{meta.get('commit')}; {meta.get('machine')}; {meta.get('versions')}).", "",
                   f"![{game}](learning_{game}.png)", "",
-                  "| recipe | learner steps | vs heuristic | deals | vs PIMC | deals | caller | contracts made |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| recipe | learner steps | vs heuristic | deals | vs PIMC | deals | caller | contracts made "
+                  "| caller (vs heuristic) | contracts made (vs heuristic) |", "|---|---|---|---|---|---|---|---|---|---|"]
         for recipe, entry in entries.items():
             for budget, p in sorted(entry["points"].items(), key=lambda kv: int(kv[0])):
                 pimc = p.get("pimc", {})
                 lines.append(f"| {recipe} | {int(budget):,} | {fmt(p.get('heuristic'))} | "
                              f"{p.get('heuristic', {}).get('n_deals', '-')} | {fmt(pimc.get('margin'))} | "
-                             f"{pimc.get('n_deals', '-')} | {_pct(pimc.get('caller'))} | {_pct(pimc.get('made'))} |")
+                             f"{pimc.get('n_deals', '-')} | {_pct(pimc.get('caller'))} | {_pct(pimc.get('made'))} | "
+                             f"{_pct(p.get('roles', {}).get('caller'))} | {_pct(p.get('roles', {}).get('made'))} |")
         lines += ["", "| recipe | run | steps trained | wall time |", "|---|---|---|---|"]
         for recipe, entry in entries.items():
             lines.append(f"| {recipe} | `{entry['run']}` | {entry.get('steps', 0):,} | "
@@ -224,6 +235,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--pimc-at", nargs="*", type=int, default=[10_000_000, 30_000_000])
     p.add_argument("--heuristic-deals", type=int, default=2000)
     p.add_argument("--pimc-deals", type=int, default=60)
+    p.add_argument("--roles-deals", type=int, default=200,
+                   help="AEC deals against the heuristic at the --pimc-at budgets, for the roles (0: none)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--runs", type=Path, default=ROOT / "runs" / "learning")
