@@ -35,12 +35,13 @@ def _rows(path: Path) -> list[dict[str, str]]:
     return [dict(zip(header, line.split(","), strict=True)) for line in lines[1:]]
 
 
-@pytest.mark.parametrize("algo", ["ppo", "appo"])
-def test_short_run_trains_syncs_exports_and_leaves_no_ray_process(tmp_path, algo, no_ray_left, run_python):
-    """A few thousand learner steps of Briscola with one remote env runner of 64 games: the metrics grow, the
-    callback syncs the learner into the runner's 'self' opponent after every iteration, the export plays through
-    make_agent (and was evaluated through the AEC env), and Ray is gone afterwards (the fixture)."""
-    proc = run_python(["-m", "train", "--config", SMOKE, "--algo", algo, "--runs_dir", str(tmp_path)])
+@pytest.mark.parametrize(("algo", "more"), [("ppo", ["--bc_episodes", "200", "--bc_epochs", "2"]), ("appo", [])])
+def test_short_run_trains_syncs_exports_and_leaves_no_ray_process(tmp_path, algo, more, no_ray_left, run_python):
+    """A few thousand learner steps of Briscola with one remote env runner of 64 games (PPO after a short warm start
+    by imitation of the heuristic): the metrics grow, the callback syncs the learner into the runner's 'self'
+    opponent after every iteration, the export plays through make_agent (and was evaluated through the AEC env),
+    and Ray is gone afterwards (the fixture)."""
+    proc = run_python(["-m", "train", "--config", SMOKE, "--algo", algo, "--runs_dir", str(tmp_path), *more])
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "RLModuleConfig" not in proc.stderr
     (run,) = tmp_path.iterdir()
@@ -57,6 +58,10 @@ def test_short_run_trains_syncs_exports_and_leaves_no_ray_process(tmp_path, algo
     assert final["rows"][0]["opponent"] == "heuristic" and final["rows"][0]["n_deals"] == 4
     agent = make_agent(f"ppo:{run / 'best.mazzo.zip'}", "briscola5")
     assert agent.meta["run_name"] == run.name and agent.meta["network"]["pi"] == [16]
+    if more:  # the warm start imitated the heuristic on the learner's module before PPO
+        imitation = json.loads((run / "imitation.json").read_text())
+        assert imitation["teacher"] == "heuristic" and imitation["samples"] > 5000 and imitation["accuracy"] > 0.3
+        assert "warm start" in (run / "report.md").read_text()
 
 
 def test_sync_reaches_the_remote_env_runners_opponent(no_ray_left):

@@ -50,7 +50,8 @@ def warm_start(args: Args, algo: Any, run_dir: Path) -> dict[str, Any]:
     mid = module_ids(args)[0]
     demos = collect_batched(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=seed,
                             reward_scale=args.reward_scale)
-    (stats,) = algo.learner_group.foreach_learner(lambda learner: _pretrain(learner, mid, demos, args, seed))
+    (call,) = algo.learner_group.foreach_learner(lambda learner: _pretrain(learner, mid, demos, args, seed))
+    stats = call.get()  # (raises the learner's error, if any)
     algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
     if args.env_engine == "batched" and args.selfplay:
         from train.rllib.selfplay import sync_opponents
