@@ -35,7 +35,8 @@ def _rows(path: Path) -> list[dict[str, str]]:
     return [dict(zip(header, line.split(","), strict=True)) for line in lines[1:]]
 
 
-@pytest.mark.parametrize(("algo", "more"), [("ppo", ["--bc_episodes", "200", "--bc_epochs", "2"]), ("appo", [])])
+@pytest.mark.parametrize(("algo", "more"), [pytest.param("ppo", ["--bc_episodes", "200", "--bc_epochs", "2"], id="ppo"),
+                                            pytest.param("appo", [], id="appo")])
 def test_short_run_trains_syncs_exports_and_leaves_no_ray_process(tmp_path, algo, more, no_ray_left, run_python):
     """A few thousand learner steps of Briscola with one remote env runner of 64 games (PPO after a short warm start
     by imitation of the heuristic): the metrics grow, the callback syncs the learner into the runner's 'self'
