@@ -239,6 +239,24 @@ def test_bad_batched_configs_fail_before_ray_starts(override, match):
     assert not ray.is_initialized()
 
 
+@pytest.mark.parametrize(("override", "match"), [
+    ({"rollout_fragment_length": 8, "num_envs_per_env_runner": 32, "train_batch_size": 200, "minibatch_size": 100},
+     "train_batch_size"),
+    ({"algo": "appo", "minibatch_size": 100}, "minibatch_size"),
+])
+def test_what_rllib_refuses_fails_before_ray_starts_and_leaves_no_run_folder(tmp_path, override, match):
+    import ray
+
+    from train.rllib import main
+
+    argv = ["--config", str(SMOKE), "--runs_dir", str(tmp_path)]
+    for key, value in override.items():
+        argv += [f"--{key}", str(value)]
+    with pytest.raises(ConfigError, match=f"RLlib refuses this configuration: .*{match}"):
+        main(argv)
+    assert not ray.is_initialized() and not any(tmp_path.iterdir())
+
+
 def test_engine_is_not_a_key_of_the_rllib_trainer():
     """``engine`` is the older name of ``trainer`` in every config: an RLlib config saying ``engine: batched`` names
     another trainer, and is refused."""

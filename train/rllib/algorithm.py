@@ -15,7 +15,7 @@ from envs.core.errors import ConfigError
 from envs.registry import game_spec
 from train.rllib.args import Args, module_ids
 
-__all__ = ["build_config", "export_module", "start_ray", "stop", "metrics_row", "require_ray", "versions"]
+__all__ = ["build_config", "checked_config", "export_module", "start_ray", "stop", "metrics_row", "require_ray", "versions"]
 
 
 def require_ray() -> None:
@@ -35,6 +35,17 @@ def build_config(args: Args) -> Any:
     """
     config = _algorithm(args).framework("torch").learners(num_learners=0).debugging(seed=args.seed, log_level="WARN")
     return _batched(config, args) if args.env_engine == "batched" else _aec(config, args)
+
+
+def checked_config(args: Args) -> Any:
+    """``build_config(args)`` validated by RLlib, which needs no Ray: what RLlib refuses (a train batch its env runners
+    cannot fill, APPO's minibatches not a multiple of the fragment...) is a ``ConfigError`` before Ray starts."""
+    config = build_config(args)
+    try:
+        config.validate()
+    except ValueError as err:
+        raise ConfigError(f"RLlib refuses this configuration: {err}") from None
+    return config
 
 
 def _algorithm(args: Args) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 from train.config import parse_args
 from train.learner_eval import PeriodicEvaluation, final_evaluation
-from train.rllib.algorithm import build_config, export_module, metrics_row, require_ray, start_ray, stop, versions
+from train.rllib.algorithm import checked_config, export_module, metrics_row, require_ray, start_ray, stop, versions
 from train.rllib.args import Args, check_args, module_ids
 from train.runs import append_csv, finish_run, new_run_dir, pin_numerics, start_run, timing
 
@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.rllib") -> 
     args = parse_args(Args, argv, prog=prog)
     meta = check_args(args)
     require_ray()
+    config = checked_config(args)
     pin_numerics()
     import torch
 
@@ -37,7 +38,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.rllib") -> 
     torch.set_num_threads(args.torch_threads)
     started_ray, algo = start_ray(args), None
     try:
-        algo = build_config(args).build_algo()
+        algo = config.build_algo()
         if args.bc_episodes:
             from train.rllib.warm_start import warm_start
 
