@@ -43,15 +43,17 @@ tensors or arrays, as an RLlib callback can push to every env runner), a torch m
 or any row player (``act(obs, mask)``). ``privileged()`` gives the learner seats' privileged vectors (what they
 cannot see: for a critic in training only).
 
+| module | job |
+|---|---|
+| ``train/vector_single_seat.py`` | this env: arguments, spaces, ``reset``/``step``, the episodes on the engine (deals, skipped deals, the opponents' rounds up to the learner's turn), rewards and infos |
+| ``train/vector_opponents.py`` | ``OpponentSlots``: the row player of each opponent slot, the per-episode draw of the seats' slots, their seeds, the ``self`` slot's weights |
+
 This module never imports torch; a network opponent imports it when it is built.
 """
 
 from __future__ import annotations
 
-import copy
-import os
 import warnings
-import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -61,29 +63,51 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from agents.base import Agent
-from agents.rows import ActorRows, AgentRows, MaskedRandom, make_opponent
 from envs.core.errors import ConfigError, DealError, IllegalActionError, ResetNeededError
 from envs.registry import game_spec
-from train.single_seat import ILLEGAL_ACTION_MODES, MAX_SKIPPED_DEALS, OpponentPool
+from train.single_seat import ILLEGAL_ACTION_MODES, MAX_SKIPPED_DEALS
+from train.vector_opponents import SELF, OpponentSlots
 
 __all__ = ["VectorSingleSeatEnv", "SELF"]
 
-#: the opponent spec of the learner's frozen weights (``set_opponent_weights``)
-SELF = "self"
+
 AUTORESET_MODES = {m.value: m for m in AutoresetMode} | {m.name: m for m in AutoresetMode}
 
 
-def _reseed(policy: Any, seed: int) -> None:
-    """Give a row player a new seed (the kinds ``make_opponent`` builds; others by their ``seed`` method)."""
-    if isinstance(policy, MaskedRandom):
-        policy.rng = np.random.default_rng(seed)
-    elif isinstance(policy, ActorRows):
-        policy.gen.manual_seed(seed)
-    elif isinstance(policy, AgentRows):
-        policy.agent.seed(seed)
-    elif callable(getattr(policy, "seed", None)):
-        policy.seed(seed)
+def _check_options(spec: Any, num_envs: Any, illegal_action: Any, illegal_reward: Any, reward_scale: Any,
+                   dict_obs: Any, autoreset_mode: Any, render_mode: Any) -> AutoresetMode:
+    """The arguments of ``VectorSingleSeatEnv`` that are not flags, checked; returns the autoreset mode."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ConfigError(f"num_envs must be an int >= 1; got {num_envs!r}")
+    if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ConfigError(
+            f"illegal_action must be one of {', '.join(map(repr, ILLEGAL_ACTION_MODES))}; got {illegal_action!r}"
+        )
+    if (isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.integer, np.floating))
+            or not np.isfinite(illegal_reward)):
+        raise ConfigError(f"illegal_reward must be a finite number; got {illegal_reward!r}")
+    if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
+        raise ConfigError(f"reward_scale must be a number > 0; got {reward_scale!r}")
+    if not isinstance(dict_obs, bool):
+        raise ConfigError(f"dict_obs must be True or False; got {dict_obs!r}")
+    mode = autoreset_mode if isinstance(autoreset_mode, AutoresetMode) else AUTORESET_MODES.get(autoreset_mode)
+    if mode is None:
+        raise ConfigError(f"autoreset_mode must be a gymnasium.vector.AutoresetMode or one of "
+                          f"{', '.join(repr(m.value) for m in AutoresetMode)}; got {autoreset_mode!r}")
+    if render_mode is not None:
+        raise ConfigError(f"the vector env draws no pictures (render_mode={render_mode!r}); "
+                          f"render one game with gymnasium.make({spec.gym_id!r}, render_mode=...)")
+    return mode
+
+
+def _observation_space(raw: Any, num_actions: int, dict_obs: bool) -> spaces.Space:
+    """The single-seat env's observation space (``dict_obs``: RLlib's action-masking Dict)."""
+    box = raw.observation_space(raw.possible_agents[0])["observation"]
+    obs_space = spaces.Box(box.low, box.high, box.shape, dtype=np.float32)
+    if dict_obs:
+        mask_space = spaces.Box(0.0, 1.0, (num_actions,), dtype=np.float32)
+        obs_space = spaces.Dict({"observations": obs_space, "action_mask": mask_space})
+    return obs_space
 
 
 class VectorSingleSeatEnv(gym.vector.VectorEnv):
@@ -125,26 +149,8 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         **more_flags: Any,
     ):
         spec = game_spec(game)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ConfigError(f"num_envs must be an int >= 1; got {num_envs!r}")
-        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ConfigError(
-                f"illegal_action must be one of {', '.join(map(repr, ILLEGAL_ACTION_MODES))}; got {illegal_action!r}"
-            )
-        if (isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.integer, np.floating))
-                or not np.isfinite(illegal_reward)):
-            raise ConfigError(f"illegal_reward must be a finite number; got {illegal_reward!r}")
-        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
-            raise ConfigError(f"reward_scale must be a number > 0; got {reward_scale!r}")
-        if not isinstance(dict_obs, bool):
-            raise ConfigError(f"dict_obs must be True or False; got {dict_obs!r}")
-        mode = autoreset_mode if isinstance(autoreset_mode, AutoresetMode) else AUTORESET_MODES.get(autoreset_mode)
-        if mode is None:
-            raise ConfigError(f"autoreset_mode must be a gymnasium.vector.AutoresetMode or one of "
-                              f"{', '.join(repr(m.value) for m in AutoresetMode)}; got {autoreset_mode!r}")
-        if render_mode is not None:
-            raise ConfigError(f"the vector env draws no pictures (render_mode={render_mode!r}); "
-                              f"render one game with gymnasium.make({spec.gym_id!r}, render_mode=...)")
+        mode = _check_options(spec, num_envs, illegal_action, illegal_reward, reward_scale, dict_obs, autoreset_mode,
+                              render_mode)
         self.game = game
         self.flags = {**dict(flags or {}), **more_flags}
         raw = spec.raw_env(**self.flags)  # validates the flags, gives the spaces
@@ -159,14 +165,9 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         self._seats = self._check_seat(seat)
         self.seat_option = seat
         # spaces: the single-seat env's, batched
-        box = raw.observation_space(raw.possible_agents[0])["observation"]
-        obs_space = spaces.Box(box.low, box.high, box.shape, dtype=np.float32)
-        if dict_obs:
-            mask_space = spaces.Box(0.0, 1.0, (self.num_actions,), dtype=np.float32)
-            obs_space = spaces.Dict({"observations": obs_space, "action_mask": mask_space})
-        self.single_observation_space = obs_space
+        self.single_observation_space = _observation_space(raw, self.num_actions, dict_obs)
         self.single_action_space = spaces.Discrete(self.num_actions)
-        self.observation_space = batch_space(obs_space, self.num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         # the engine: finished games wait (their final observation is the learner's last one)
         # (its steps gather no views: the opponents' rows are gathered packed, the learner's once per step)
@@ -174,15 +175,14 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         self.engine.copy_outputs = False
         # opponents: one row player per slot; every sub-env's seat points at a slot for the episode
         self._rngs: dict[str, np.random.Generator] | None = None  # seeded by the first reset
-        self.pool = OpponentPool(opponents, snapshot_share=snapshot_share, max_snapshots=max_snapshots)
-        self._slot_keys: list[Any] = []
-        self._slot_names: list[str] = []
-        self._policies: list[Any] = []
-        for key in self.pool.base:
-            self._add_slot(key)
-        self._base_slots = np.array([self._slot_keys.index(k) for k in self.pool.base], dtype=np.int64)
-        # per sub-env
-        b = self.num_envs
+        self.opponents = OpponentSlots(game, self.flags, opponents, snapshot_share, max_snapshots,
+                                       obs_size=int(np.prod(self.engine.obs.shape[1:])), num_actions=self.num_actions)
+        self.pool = self.opponents.pool
+        self._new_arrays(self.num_envs, n)
+
+    # -- construction helpers -------------------------------------------------------------------
+    def _new_arrays(self, b: int, n: int) -> None:
+        """The state of every sub-env (``b`` of them, ``n`` seats) beside the engine's."""
         self.learner = np.zeros(b, dtype=np.int64)
         self.skipped = np.zeros(b, dtype=np.int64)
         self._opp = np.full((b, n), -1, dtype=np.int64)  # slot of each seat this episode (-1: the learner)
@@ -198,7 +198,6 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         self._rows_mask = np.zeros_like(self.engine.mask)
         self._ar = np.arange(b)
 
-    # -- construction helpers -------------------------------------------------------------------
     def _check_seat(self, seat: Any) -> np.ndarray | None:
         n, b = self.num_players, self.num_envs
         if isinstance(seat, str) and seat == "random":
@@ -211,39 +210,13 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         raise ConfigError(f"seat must be 'random', an int 0..{n - 1} or a list of {b} such ints (one per sub-env); "
                           f"got {seat!r}")
 
-    def _add_slot(self, key: Any) -> int:
-        """The slot of an opponent key (built now, so that a bad spec fails at once), made if new."""
-        if key in self._slot_keys:
-            return self._slot_keys.index(key)
-        if isinstance(key, str) and key == SELF:
-            policy, name = MaskedRandom(0), SELF  # until set_opponent_weights
-        elif isinstance(key, str):
-            policy, name = make_opponent(key, self.game, self.flags, seed=0), key
-        elif isinstance(key, Agent):
-            policy = AgentRows(key)
-            name = policy.name
-        else:
-            raise ConfigError(f"an opponent must be an agent spec string, {SELF!r} or an Agent; got {key!r}")
-        self._slot_keys.append(key)
-        self._slot_names.append(name)
-        self._policies.append(policy)
-        if self._rngs is not None:
-            _reseed(policy, self._slot_seed(len(self._policies) - 1))
-        return len(self._policies) - 1
-
     # -- seeding ------------------------------------------------------------------------------------
     def _reseed(self, seed: int | None) -> None:
         ss = np.random.SeedSequence(seed)
-        engine_ss, seat_ss, pool_ss, self._agent_ss = ss.spawn(4)
+        engine_ss, seat_ss, pool_ss, agent_ss = ss.spawn(4)
         self._rngs = {name: np.random.default_rng(s) for name, s in
                       (("engine", engine_ss), ("seat", seat_ss), ("pool", pool_ss))}
-        for k, policy in enumerate(self._policies):
-            _reseed(policy, self._slot_seed(k))
-
-    def _slot_seed(self, k: int) -> int:
-        # a stable seed per opponent slot: the same opponent replays the same choices
-        key = zlib.crc32(f"{k}:{self._slot_names[k]}".encode())
-        return int(np.random.SeedSequence(self._agent_ss.entropy, spawn_key=(key,)).generate_state(1)[0])
+        self.opponents.reseed(agent_ss)
 
     # -- Gymnasium API ------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -369,64 +342,15 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         mapping observations to logits (copied), or a row player with ``act(obs, mask)``. The network plays its
         greedy action (``greedy=True``) or samples its masked policy with the slot's seeded generator.
         """
-        if SELF not in self._slot_keys:
-            raise ConfigError(f"set_opponent_weights needs a {SELF!r} opponent; list it among the opponents "
-                              f"(e.g. opponents='heuristic,{SELF}'); opponents now: {list(self.pool.base)}")
-        k = self._slot_keys.index(SELF)
-        policy = self._weights_policy(weights, greedy, activation)
-        if self._rngs is not None:
-            _reseed(policy, self._slot_seed(k))
-        self._policies[k] = policy
+        self.opponents.set_weights(weights, greedy=greedy, activation=activation)
 
-    def _weights_policy(self, weights: Any, greedy: bool, activation: str) -> Any:
-        obs_size = int(np.prod(self.engine.obs.shape[1:]))
-        if isinstance(weights, (str, os.PathLike)):
-            from agents.checkpoint import load_actor
-
-            actor, meta = load_actor(weights)
-            if list(meta["obs_shape"]) != [obs_size] or meta["num_actions"] != self.num_actions:
-                raise ConfigError(f"{weights}: a policy for observations {meta['obs_shape']} and {meta['num_actions']} "
-                                  f"actions; this env has ({obs_size},) and {self.num_actions}")
-            return ActorRows(actor, name=SELF, greedy=greedy)
-        if isinstance(weights, Agent):
-            return AgentRows(weights, name=SELF)
-        if callable(getattr(weights, "act", None)) and not hasattr(weights, "state_dict"):
-            return weights
-        import torch
-
-        if isinstance(weights, torch.nn.Module):
-            actor = copy.deepcopy(weights).eval().requires_grad_(False)
-        elif isinstance(weights, Mapping):
-            actor = self._actor_from_state(weights, obs_size, activation)
-        else:
-            raise ConfigError(f"set_opponent_weights takes a checkpoint path, a state dict, a torch module or a row "
-                              f"player (act(obs, mask)); got {type(weights).__name__}")
-        return ActorRows(actor, name=SELF, greedy=greedy)
-
-    def _actor_from_state(self, state: Mapping[str, Any], obs_size: int, activation: str) -> Any:
-        import torch
-
-        from agents.checkpoint import build_actor
-
-        tensors = {str(k): torch.as_tensor(np.asarray(v, dtype=np.float32)) for k, v in state.items()}
-        hidden, k = [], 0
-        while f"policy_net.{2 * k}.weight" in tensors:
-            hidden.append(int(tensors[f"policy_net.{2 * k}.weight"].shape[0]))
-            k += 1
-        actor = build_actor(obs_size, self.num_actions, hidden, activation)
-        try:
-            actor.load_state_dict(tensors, strict=True)
-        except RuntimeError as err:
-            raise ConfigError(f"set_opponent_weights: the state dict does not fit the checkpoint actor "
-                              f"(obs {obs_size}, hidden {hidden}, {self.num_actions} actions): {err}") from None
-        return actor.eval().requires_grad_(False)
+    def opponent_player(self, key: Any) -> Any:
+        """The row player of an opponent (``"self"``, ``"heuristic"``, a snapshot spec...): ``act(obs, mask)``."""
+        return self.opponents.player(key)
 
     def add_opponent(self, spec: str) -> None:
         """Add a frozen snapshot (``"ppo:PATH"``) to the opponent pool (``OpponentPool.add``); loaded now to fail early."""
-        if not isinstance(spec, str):
-            raise ConfigError(f"add_opponent takes an agent spec string; got {spec!r}")
-        self._add_slot(spec)
-        self.pool.add(spec)
+        self.opponents.add_snapshot(spec)
 
     # -- episodes ---------------------------------------------------------------------------------------
     def _parse_deals(self, deals: Any) -> list | None:
@@ -449,14 +373,7 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         rngs = self._rngs
         seats = rngs["seat"].integers(n, size=k) if self._seats is None else self._seats[idx]
         self.learner[idx] = seats
-        pool = self.pool
-        slots = self._base_slots[rngs["pool"].choice(len(self._base_slots), size=(k, n), p=pool._probs)]
-        if pool.snapshots:
-            snap = rngs["pool"].random((k, n)) < pool.snapshot_share
-            which = np.array([self._slot_keys.index(s) for s in pool.snapshots])[
-                rngs["pool"].integers(len(pool.snapshots), size=(k, n))]
-            slots = np.where(snap, which, slots)
-        slots[np.arange(k), seats] = -1
+        slots = self.opponents.draw(rngs["pool"], seats, n)
         self._opp[idx] = slots
 
     def _begin(self, idx: np.ndarray, setups: list | None, dealt: bool) -> None:
@@ -512,6 +429,7 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         eng = self.engine
         learner = self.learner
         acts = self._acts
+        players = self.opponents.players
         while True:
             cur = eng.current_player
             todo = active & ~eng.finished & (cur != learner)
@@ -528,7 +446,7 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
                 obs = eng.observe_rows(sub, cur[sub], out=self._rows_obs)
                 mask = eng.mask if len(sub) == self.num_envs else np.take(eng.mask, sub, axis=0,
                                                                            out=self._rows_mask[: len(sub)])
-                acts[sub] = self._policies[k].act(obs, mask)
+                acts[sub] = players[k].act(obs, mask)
             eng.step(acts, active=todo)
             self._collect(todo)
 
@@ -566,7 +484,7 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
         for i in np.flatnonzero(done):
             if ended[i]:
                 result[i] = self.engine.episode_result(int(i))
-            opponents[i] = {s: self._slot_names[k] for s, k in enumerate(self._opp[i].tolist()) if k >= 0}
+            opponents[i] = {s: self.opponents.names[k] for s, k in enumerate(self._opp[i].tolist()) if k >= 0}
         infos["episode_return"] = np.where(done, self._return, 0.0)
         infos["_episode_return"] = done.copy()
         infos["result"], infos["_result"] = result, done.copy()

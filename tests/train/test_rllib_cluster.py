@@ -1,19 +1,14 @@
 """On a real local Ray cluster: the smoke training (train, export, evaluate the export, shut down), the
 ``--backend ray`` evaluation giving the local workers' results, and no Ray process left behind by any of it.
 
-Ray's processes (gcs_server, raylet, the ``ray::`` workers and actors, the dashboard agents, the log
-monitor) are found by name in /proc; those that existed before a test (another user's cluster) are left
-out, so each test checks only what it started. Marked slow (Ray takes tens of seconds to start here):
-``make test`` runs them, ``make test-fast`` does not.
+The check that no Ray process is left (``no_ray_left``, ``ray_procs``) is in ``tests/train/conftest.py``, shared
+with ``test_rllib_batched_cluster.py``. Marked slow (Ray takes tens of seconds to start here): ``make test`` runs
+them, ``make test-fast`` does not.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -34,66 +29,12 @@ pytestmark = [
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
-RAY_MARKERS = ("raylet", "gcs_server", "ray::", "ray/dashboard", "dashboard_agent", "log_monitor",
-               "ray/_private/workers", "default_worker.py", "runtime_env/agent", "ray/autoscaler", "monitor.py")
-
-
-def ray_processes() -> dict[int, str]:
-    """{pid: "start time command line"} of every live Ray process on this machine (from /proc)."""
-    out = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-            comm = (entry / "comm").read_text().strip()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if fields[0] == "Z":  # a zombie has ended; only its exit status is left
-            continue
-        text = f"{comm} {cmd}"
-        if any(m in text for m in RAY_MARKERS):
-            out[int(entry.name)] = f"{fields[19]} {text[:200]}"
-    return out
-
-
-def assert_no_new_ray_processes(before: dict[int, str], grace: float = 30.0) -> None:
-    """No Ray process that was not there ``before`` is alive (they get ``grace`` seconds to finish exiting)."""
-    deadline = time.monotonic() + grace
-    while True:
-        left = {pid: what for pid, what in ray_processes().items() if before.get(pid) != what}
-        if not left or time.monotonic() > deadline:
-            break
-        time.sleep(0.5)
-    assert not left, f"Ray processes left behind: {left}"
-
-
-@pytest.fixture
-def no_ray_left():
-    """Yields; then makes sure Ray is shut down in this process and that no Ray process it started is alive."""
-    import ray
-
-    before = ray_processes()
-    try:
-        yield
-    finally:
-        if ray.is_initialized():
-            ray.shutdown()
-    assert_no_new_ray_processes(before)
-
-
-def _run(args: list[str], timeout: int = 900) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_USAGE_STATS_ENABLED": "0"}
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-def test_smoke_training_exports_a_checkpoint_the_cli_evaluates_on_ray_and_leaves_no_ray_process(tmp_path, no_ray_left):
+def test_smoke_training_exports_a_checkpoint_the_cli_evaluates_on_ray_and_leaves_no_ray_process(tmp_path, no_ray_left,
+                                                                                                  ray_procs, run_python):
     """The smoke config trains on a local 2-CPU cluster with one env runner, takes snapshots, exports
     best/last.mazzo.zip, evaluates the export; then the CLI evaluates it again with --backend ray and with
     local workers (the same numbers), and every Ray process is gone."""
-    proc = _run(["-m", "train.rllib", "--config", "configs/picchetto/rllib_smoke.yaml", "--runs_dir", str(tmp_path)])
+    proc = run_python(["-m", "train.rllib", "--config", "configs/picchetto/rllib_smoke.yaml", "--runs_dir", str(tmp_path)])
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (run,) = tmp_path.iterdir()
     assert run.name.startswith("picchetto__rllib_smoke__1__")
@@ -110,16 +51,16 @@ def test_smoke_training_exports_a_checkpoint_the_cli_evaluates_on_ray_and_leaves
     agent = make_agent(f"ppo:{run / 'best.mazzo.zip'}", "picchetto")  # the ordinary safe loader
     assert agent.meta["format"] == "mazzo-policy/1" and agent.meta["run_name"] == run.name
 
-    before = ray_processes()
+    before = ray_procs.snapshot()
     outs = {}
     for backend in ("ray", "local"):
         out = tmp_path / f"eval_{backend}"
-        proc = _run(["-m", "train.evaluate", "--game", "picchetto", "--flag", "episode=hand", "--players",
+        proc = run_python(["-m", "train.evaluate", "--game", "picchetto", "--flag", "episode=hand", "--players",
                      f"ppo:{run / 'best.mazzo.zip'}", "heuristic", "--deals", "6", "--seed", "4", "--workers", "2",
                      "--backend", backend, "--out", str(out), "--no-progress"])
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         outs[backend] = json.loads((out / "eval.json").read_text())
-    assert_no_new_ray_processes(before)
+    ray_procs.assert_gone(before)
     assert "--backend ray" in outs["ray"]["config"].pop("command")
     assert "--backend local" in outs["local"]["config"].pop("command")
     assert outs["ray"] == outs["local"]  # the table, the figures and every deal's mean, exactly

@@ -264,7 +264,7 @@ def test_self_play_weights_are_swapped_at_run_time(tmp_path):
     torch.manual_seed(0)
     actor = build_actor(inner.engine.obs_size, 40, [16])
     inner.set_opponent_weights({k: v.numpy() for k, v in actor.state_dict().items()}, greedy=True)
-    policy = inner._policies[inner._slot_keys.index("self")]
+    policy = inner.opponent_player("self")
     assert isinstance(policy, ActorRows)
     obs = inner.engine.observe(1)
     mask = inner.engine.mask.copy()
@@ -273,7 +273,7 @@ def test_self_play_weights_are_swapped_at_run_time(tmp_path):
     assert np.array_equal(policy.act(obs, mask), want)
     path = save_actor(actor, tmp_path / "snap.mazzo.zip", {"game": "pigugnin", "flags": {}})
     inner.set_opponent_weights(str(path), greedy=True)
-    assert np.array_equal(inner._policies[inner._slot_keys.index("self")].act(obs, mask), want)
+    assert np.array_equal(inner.opponent_player("self").act(obs, mask), want)
     inner.set_opponent_weights(actor, greedy=True)  # a module
     for _ in range(20):
         venv.step(np.argmax(inner.action_masks(), axis=1))

@@ -1,4 +1,4 @@
-"""RLlib's side of the RLlib trainer: the ``PPOConfig`` of a run, the cluster, the export of a module to a safe
+"""RLlib's side of the RLlib trainer: the ``PPOConfig`` (or ``APPOConfig``) of a run, the cluster, the export of a module to a safe
 checkpoint, and a training iteration's ``metrics.csv`` row. Ray is imported inside the functions."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from envs.core.errors import ConfigError
 from envs.registry import game_spec
 from train.rllib.args import Args, module_ids
 
-__all__ = ["build_config", "export_module", "start_ray", "stop", "metrics_row", "require_ray", "versions"]
+__all__ = ["build_config", "checked_config", "export_module", "start_ray", "stop", "metrics_row", "require_ray", "versions"]
 
 
 def require_ray() -> None:
@@ -26,8 +26,45 @@ def require_ray() -> None:
 
 
 def build_config(args: Args) -> Any:
-    """The ``PPOConfig`` of a run (new API stack); Ray must be initialised before ``build_algo()``."""
+    """The ``PPOConfig`` or ``APPOConfig`` of a run (new API stack); Ray must be initialised before ``build_algo()``.
+
+    | ``env_engine`` | env runner | env | modules | callback |
+    |---|---|---|---|---|
+    | ``aec`` | ``MultiAgentEnvRunner`` | ``train/rllib/env.py`` (every seat) | ``main`` or ``seat_<i>`` | ``SnapshotPool`` |
+    | ``batched`` | ``SingleAgentEnvRunner`` | ``train/rllib/vector_env.py`` (one seat, ``num_envs_per_env_runner`` games) | ``default_policy`` | ``OpponentSync`` |
+    """
+    config = _algorithm(args).framework("torch").learners(num_learners=0).debugging(seed=args.seed, log_level="WARN")
+    return _batched(config, args) if args.env_engine == "batched" else _aec(config, args)
+
+
+def checked_config(args: Args) -> Any:
+    """``build_config(args)`` validated by RLlib, which needs no Ray: what RLlib refuses (a train batch its env runners
+    cannot fill, APPO's minibatches not a multiple of the fragment...) is a ``ConfigError`` before Ray starts."""
+    config = build_config(args)
+    try:
+        config.validate()
+    except ValueError as err:
+        raise ConfigError(f"RLlib refuses this configuration: {err}") from None
+    return config
+
+
+def _algorithm(args: Args) -> Any:
+    """RLlib's PPO or APPO with the run's coefficients (APPO: ``num_epochs`` passes over each batch of its buffer)."""
+    common = dict(train_batch_size_per_learner=args.train_batch_size, minibatch_size=args.minibatch_size,
+                  lr=args.learning_rate, gamma=args.gamma, lambda_=args.gae_lambda, clip_param=args.clip_param,
+                  entropy_coeff=args.entropy_coeff, vf_loss_coeff=args.vf_loss_coeff, grad_clip=args.grad_clip,
+                  use_kl_loss=args.kl_coeff > 0, kl_coeff=args.kl_coeff)
+    if args.algo == "appo":
+        from ray.rllib.algorithms.appo import APPOConfig
+
+        return APPOConfig().training(**common, circular_buffer_iterations_per_batch=args.num_epochs)
     from ray.rllib.algorithms.ppo import PPOConfig
+
+    return PPOConfig().training(**common, num_epochs=args.num_epochs, vf_clip_param=args.vf_clip_param)
+
+
+def _aec(config: Any, args: Args) -> Any:
+    """The game's AEC env as a turn-based ``MultiAgentEnv``, every seat learning (``policies``, ``SnapshotPool``)."""
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
@@ -37,31 +74,54 @@ def build_config(args: Args) -> Any:
 
     n = game_spec(args.game).num_players(args.env)
     ids = module_ids(args)
-    model_config = {"net_arch": list(args.net_arch), "activation": args.activation}
-    specs = {mid: RLModuleSpec(module_class=MaskedActorCriticModule, model_config=model_config) for mid in ids}
+    specs = {mid: RLModuleSpec(module_class=MaskedActorCriticModule, model_config=_model_config(args)) for mid in ids}
     pool = dict(policies=args.policies, num_players=n, selfplay=args.selfplay, snapshot_every=args.snapshot_every,
                 max_snapshots=args.max_snapshots, share=args.snapshot_share, salt=args.seed,
                 reward_scale=args.reward_scale)
     return (
-        PPOConfig()
-        .framework("torch")
+        config
         .environment(register(), env_config={"game": args.game, "flags": dict(args.env),
                                              "reward_scale": args.reward_scale},
                      disable_env_checking=True)  # the checker steps random, illegal actions
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner,
                      rollout_fragment_length=args.rollout_fragment_length, sample_timeout_s=args.sample_timeout_s)
-        .learners(num_learners=0)
-        .training(train_batch_size_per_learner=args.train_batch_size, minibatch_size=args.minibatch_size,
-                  num_epochs=args.num_epochs, lr=args.learning_rate, gamma=args.gamma, lambda_=args.gae_lambda,
-                  clip_param=args.clip_param, entropy_coeff=args.entropy_coeff, vf_loss_coeff=args.vf_loss_coeff,
-                  vf_clip_param=args.vf_clip_param, grad_clip=args.grad_clip, use_kl_loss=args.kl_coeff > 0,
-                  kl_coeff=args.kl_coeff)
         .multi_agent(policies=set(ids), policy_mapping_fn=SeatMapping(args.policies, n, salt=args.seed),
                      policies_to_train=list(ids))
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .callbacks(functools.partial(SnapshotPool, **pool))
-        .debugging(seed=args.seed, log_level="WARN")
     )
+
+
+def _batched(config: Any, args: Args) -> Any:
+    """The batched engine's vector env in every env runner (``gym_env_vectorize_mode="vector_entry_point"``), the
+    batched connectors (``train/rllib/connectors.py``) in place of RLlib's per-episode ones, ``OpponentSync``."""
+    import gymnasium as gym
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from train.rllib import connectors
+    from train.rllib.module import MaskedActorCriticModule
+    from train.rllib.selfplay import OpponentSync
+    from train.rllib.vector_env import register_vector, vector_env_config
+
+    return (
+        config
+        .environment(register_vector(), env_config=vector_env_config(args), disable_env_checking=True)
+        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner,
+                     gym_env_vectorize_mode=gym.VectorizeMode.VECTOR_ENTRY_POINT,
+                     rollout_fragment_length=args.rollout_fragment_length, sample_timeout_s=args.sample_timeout_s,
+                     env_to_module_connector=connectors.env_to_module,
+                     module_to_env_connector=connectors.module_to_env,
+                     add_default_connectors_to_env_to_module_pipeline=False,
+                     add_default_connectors_to_module_to_env_pipeline=False)
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedActorCriticModule,
+                                               model_config=_model_config(args)))
+        .callbacks(functools.partial(OpponentSync, every=args.snapshot_every, activation=args.activation,
+                                     enabled=args.selfplay))
+    )
+
+
+def _model_config(args: Args) -> dict[str, Any]:
+    return {"net_arch": list(args.net_arch), "activation": args.activation}
 
 
 def export_module(algo: Any, module_id: str, path: Path, meta: dict[str, Any], args: Args, step: int) -> Path:
@@ -118,15 +178,20 @@ def _num(x: Any) -> Any:
     return "" if not np.isfinite(x) else x
 
 
-def metrics_row(result: dict[str, Any], mid: str, started: float, fps: float) -> dict[str, Any]:
-    """A training iteration's result as a ``metrics.csv`` row, in the other trainers' columns first."""
+def metrics_row(result: dict[str, Any], mid: str, started: float, fps: float, unscale: float = 1.0) -> dict[str, Any]:
+    """A training iteration's result as a ``metrics.csv`` row, in the other trainers' columns first. ``ep_return_mean``
+    is the learners' return in game units: the ``SnapshotPool`` callback's ``learner_return`` (``env_engine: aec``),
+    else RLlib's ``episode_return_mean`` (the single learner seat's) times ``unscale`` (1 / ``reward_scale``)."""
     learner = _get(result, "learners", mid) or {}
     runners = result.get("env_runners") or {}
+    ret = runners.get("learner_return")
+    if ret is None and _num(runners.get("episode_return_mean")) != "":
+        ret = float(runners["episode_return_mean"]) * unscale
     return {
         "step": int(result.get("num_env_steps_sampled_lifetime") or _get(result, "env_runners",
                                                                          "num_env_steps_sampled_lifetime") or 0),
         "episodes": int(runners.get("num_episodes_lifetime") or 0),
-        "ep_return_mean": _num(runners.get("learner_return")),
+        "ep_return_mean": _num(ret),
         "ep_len_mean": _num(runners.get("episode_len_mean")),
         "time": round(time.time() - started, 2),
         "loss": _num(learner.get("total_loss")),

@@ -1,6 +1,7 @@
-"""A run of the RLlib trainer, top to bottom: check, start or join Ray, train (RLlib's PPO iterations: sampling
-by the env runners, GAE and the update by the learner), evaluate and export at iteration boundaries, evaluate the
-best, report."""
+"""A run of the RLlib trainer, top to bottom: check, start or join Ray, build the algorithm (``env_engine``: the AEC
+env or the batched engine's vector env in the env runners; ``algo``: PPO or APPO), warm start by imitation
+(``bc_episodes``), train (RLlib's iterations: sampling by the env runners, advantages and the update by the learner),
+evaluate and export at iteration boundaries, evaluate the best, report."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from train.config import parse_args
 from train.learner_eval import PeriodicEvaluation, final_evaluation
-from train.rllib.algorithm import build_config, export_module, metrics_row, require_ray, start_ray, stop, versions
+from train.rllib.algorithm import checked_config, export_module, metrics_row, require_ray, start_ray, stop, versions
 from train.rllib.args import Args, check_args, module_ids
 from train.runs import append_csv, finish_run, new_run_dir, pin_numerics, start_run, timing
 
@@ -27,24 +28,39 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.rllib") -> 
     args = parse_args(Args, argv, prog=prog)
     meta = check_args(args)
     require_ray()
+    config = checked_config(args)
     pin_numerics()
     import torch
 
     run_dir = new_run_dir(Path(args.runs_dir), args)
     meta = {**meta, "run_name": run_dir.name, "config": start_run(args, run_dir)}
     torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
     started_ray, algo = start_ray(args), None
     try:
-        algo = build_config(args).build_algo()
+        algo = config.build_algo()
+        if args.bc_episodes:
+            from train.rllib.warm_start import warm_start
+
+            warm_start(args, algo, run_dir)
         segment = train(args, algo, run_dir, meta)
     finally:
         stop(algo, started_ray)
     final = {**final_evaluation(args, run_dir), "timing": segment, "checkpoints": CHECKPOINTS,
-             "opponents": "self-play" + (" and frozen snapshots" if args.selfplay else "") + f" ({args.policies} "
-                          "policies, RLlib)",
+             "opponents": opponents_text(args),
              "trainer": {"rllib": versions()["ray"], "gymnasium": versions()["gymnasium"], "module": module_ids(args)[0],
-                         "policies": args.policies, "num_env_runners": args.num_env_runners, "address": args.address}}
+                         "algo": args.algo, "env_engine": args.env_engine, "policies": args.policies,
+                         "num_env_runners": args.num_env_runners,
+                         "num_envs_per_env_runner": args.num_envs_per_env_runner, "address": args.address}}
     return finish_run(args, run_dir, final, command=f"{prog} " + " ".join(argv))
+
+
+def opponents_text(args: Args) -> str:
+    """Whom the learner trained against (the report's line)."""
+    if args.env_engine == "batched":
+        return f"{args.opponents} at the other seats (RLlib, batched engine" + (
+            f", 'self' synced every {args.snapshot_every} iterations)" if args.selfplay else ")")
+    return "self-play" + (" and frozen snapshots" if args.selfplay else "") + f" ({args.policies} policies, RLlib)"
 
 
 def train(args: Args, algo: Any, run_dir: Path, meta: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +71,7 @@ def train(args: Args, algo: Any, run_dir: Path, meta: dict[str, Any]) -> dict[st
     ids = module_ids(args)
     mid = ids[0]
     resources = {k: v for k, v in ray.cluster_resources().items() if k in ("CPU", "GPU", "memory")}
-    print(f"run {run_dir.name}: RLlib PPO on {args.game} ({args.policies} policies {ids}, "
+    print(f"run {run_dir.name}: RLlib {args.algo.upper()} on {args.game} ({args.env_engine} engine, {ids}, "
           f"{args.num_env_runners} env runner(s), cluster {resources}), {args.total_timesteps} env steps", flush=True)
     evals = PeriodicEvaluation(args, run_dir, at_start=False)
 
@@ -73,7 +89,7 @@ def train(args: Args, algo: Any, run_dir: Path, meta: dict[str, Any]) -> dict[st
         result = algo.train()
         elapsed = time.time() - t0
         train_time += elapsed
-        before, row = step, metrics_row(result, mid, started, 0.0)
+        before, row = step, metrics_row(result, mid, started, 0.0, unscale=1.0 / args.reward_scale)
         step = row["step"]
         row["fps"] = round((step - before) / elapsed, 1) if elapsed > 0 else 0.0
         append_csv(run_dir / "metrics.csv", row)

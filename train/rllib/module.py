@@ -1,7 +1,8 @@
 """The RLModule of the RLlib trainer (new API stack) and its export to Mazzo's safe checkpoint format.
 
-``MaskedActorCriticModule`` is a ``TorchRLModule`` with the ``ValueFunctionAPI`` (PPO's critic for GAE)
-and the ``InferenceOnlyAPI`` (env runners build it without the critic). Its actor is exactly the
+``MaskedActorCriticModule`` is a ``TorchRLModule`` with the ``ValueFunctionAPI`` (PPO's critic for GAE), the
+``InferenceOnlyAPI`` (env runners build it without the critic) and the ``TargetNetworkAPI`` (APPO's frozen copy of
+the actor, ``_old_actor``, synced by APPO's learner; PPO never builds it). Its actor is exactly the
 actor of Mazzo's safe checkpoints (``agents/checkpoint.py``, built by ``train.networks.build_actor``):
 
     logits = action_net(policy_net(flatten(obs["observation"])))     policy_net = Linear/activation pairs
@@ -10,6 +11,16 @@ and the action mask (``obs["action_mask"]``, the env's int8 vector) sets every i
 before RLlib's categorical distribution samples (exploration), takes the argmax (inference) or computes
 log-probabilities and entropies (training): an illegal action is never drawn and never trained on. The
 critic is a separate MLP of the same sizes. ``model_config``: ``{"net_arch": [64, 64], "activation": "Tanh"}``.
+The observation is the AEC env's dict (``"observation"``, ``train/rllib/env.py``), RLlib's action-masking Dict
+(``"observations"``, ``VectorSingleSeatEnv(dict_obs=True)``) or one vector, the observation then the mask
+(``train/rllib/vector_env.py``); the mask is int8 or float32 0/1.
+
+RLlib 2.60's own ``RLModule.__init__`` builds a deprecated ``RLModuleConfig`` for old custom models, whatever the
+constructor was given, and so logs "``RLModule(config=[RLModuleConfig object])`` has been deprecated" once per
+process for every module, ours included (they are built with ``observation_space=``, ``action_space=``,
+``inference_only=``, ``model_config=``: the new signature). Importing this module marks that one message as shown
+(``ray.util.log_once``), in the driver and in every env runner (which import it to build the module); any other
+deprecation still shows.
 
 ``export_policy`` turns the module's weights (its ``get_state()``, NumPy arrays) into a safe checkpoint
 ``*.mazzo.zip`` that ``make_agent("ppo:PATH", game)``, ``--players ppo:PATH`` and the pretrained loader play
@@ -26,8 +37,14 @@ from typing import Any
 import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
+from ray.rllib.core.rl_module.apis import (
+    TARGET_NETWORK_ACTION_DIST_INPUTS,
+    InferenceOnlyAPI,
+    TargetNetworkAPI,
+    ValueFunctionAPI,
+)
 from ray.rllib.core.rl_module.torch import TorchRLModule
+from ray.util import log_once
 
 from agents.checkpoint import HUGE_NEG, CheckpointError, save_actor
 from train.networks import build_actor, build_critic
@@ -35,6 +52,12 @@ from train.networks import build_actor, build_critic
 __all__ = ["MaskedActorCriticModule", "actor_from_state", "export_policy", "masked_logits"]
 
 ACTOR_PREFIX = "actor."
+#: the observation's key: the AEC env's dicts (``train/rllib/env.py``), or RLlib's action-masking convention
+#: (``VectorSingleSeatEnv(dict_obs=True)``)
+OBS_KEYS = ("observation", "observations")
+#: the key of RLlib's own false alarm (module docstring)
+RLMODULE_CONFIG_NOTICE = "RLModule(config=[RLModuleConfig object])"
+log_once(RLMODULE_CONFIG_NOTICE)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -42,35 +65,64 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits.masked_fill(mask == 0, HUGE_NEG)
 
 
-class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
+class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI, TargetNetworkAPI):
     """Masked MLP actor (the safe checkpoint's layout) and a separate MLP critic (module docstring)."""
 
     def setup(self) -> None:
-        space = self.observation_space
-        try:
-            obs_size = int(space["observation"].shape[0])
-            mask_size = int(space["action_mask"].shape[0])
-        except (KeyError, TypeError, IndexError):
-            raise ValueError(f"MaskedActorCriticModule needs a Dict observation space with 'observation' and "
-                             f"'action_mask' (a Mazzo env's), got {space}") from None
         num_actions = int(self.action_space.n)
-        if mask_size != num_actions:
-            raise ValueError(f"action_mask has {mask_size} entries for {num_actions} actions")
+        obs_size = self._layout(self.observation_space, num_actions)
         cfg = dict(self.model_config or {})
         hidden = [int(h) for h in cfg.get("net_arch", [64, 64])]
         activation = str(cfg.get("activation", "Tanh"))
         self.actor = build_actor(obs_size, num_actions, hidden, activation)
         self.critic = build_critic(obs_size, hidden, activation)  # removed again on inference-only copies
 
+    def _layout(self, space: Any, num_actions: int) -> int:
+        """Where the observation and the mask are (``obs_key``, ``obs_size``); returns the observation's size."""
+        keys = getattr(space, "spaces", None)
+        if keys is None and len(getattr(space, "shape", ()) or ()) == 1 and space.shape[0] > num_actions:
+            self.obs_key, self.obs_size = None, int(space.shape[0]) - num_actions  # [observation | mask]
+            return self.obs_size
+        self.obs_key = next((k for k in OBS_KEYS if k in (keys or {})), None)
+        try:
+            self.obs_size = int(space[self.obs_key].shape[0])
+            mask_size = int(space["action_mask"].shape[0])
+        except (KeyError, TypeError, IndexError):
+            raise ValueError(f"MaskedActorCriticModule needs a Dict observation space with 'observation' (or "
+                             f"'observations') and 'action_mask' (a Mazzo env's), or one vector of the observation "
+                             f"then the mask; got {space}") from None
+        if mask_size != num_actions:
+            raise ValueError(f"action_mask has {mask_size} entries for {num_actions} actions")
+        return self.obs_size
+
+    def split(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(observation, mask)`` of a batch of observations, whatever the layout."""
+        if self.obs_key is None:
+            return obs[:, : self.obs_size], obs[:, self.obs_size:]
+        return obs[self.obs_key], obs["action_mask"]
+
     def get_non_inference_attributes(self) -> list[str]:
-        return ["critic"]
+        return ["critic", "_old_actor"]
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        return {Columns.ACTION_DIST_INPUTS: masked_logits(self.actor(obs["observation"]), obs["action_mask"])}
+        x, mask = self.split(batch[Columns.OBS])
+        return {Columns.ACTION_DIST_INPUTS: masked_logits(self.actor(x), mask)}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
-        return self.critic(batch[Columns.OBS]["observation"]).squeeze(-1)
+        return self.critic(self.split(batch[Columns.OBS])[0]).squeeze(-1)
+
+    # -- APPO's target network: a frozen copy of the actor, synced by its learner -------------------------------
+    def make_target_networks(self) -> None:
+        from ray.rllib.core.learner.utils import make_target_network
+
+        self._old_actor = make_target_network(self.actor)
+
+    def get_target_network_pairs(self) -> list[tuple[Any, Any]]:
+        return [(self.actor, self._old_actor)]
+
+    def forward_target(self, batch: dict[str, Any]) -> dict[str, Any]:
+        x, mask = self.split(batch[Columns.OBS])
+        return {TARGET_NETWORK_ACTION_DIST_INPUTS: masked_logits(self._old_actor(x), mask)}
 
 
 def actor_from_state(state: dict[str, Any], net_arch: list[int], activation: str, obs_size: int,

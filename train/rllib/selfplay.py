@@ -13,7 +13,15 @@ episodes puts ``main`` at one seat and one snapshot at every other seat; the res
 Only ``main`` is trained (``policies_to_train``). The draw depends only on the episode's id (CRC32 with
 the run's seed), so every seat of an episode agrees on it whichever seat is mapped first.
 
-The callback also logs, per episode, ``learner_return`` (mean return of the seats ``main`` played) and,
+``env_engine: batched`` (one learner seat, the opponents inside the vector env): ``OpponentSync``, an
+``RLlibCallback``, copies the learner's actor (frozen: the ``actor.*`` tensors of its module state) into the
+``self`` opponent of every env runner's vector env (``VectorSingleSeatEnv.set_opponent_weights``, through
+``EnvRunnerGroup.foreach_env_runner``: the arrays travel with the call, so it works on any node of a cluster) when
+the algorithm is built and every ``snapshot_every`` training iterations (``sync_opponents``; the trainer calls it
+again after a warm start). The ``self`` opponent samples its policy, as the learner does. An env runner that RLlib
+restarts gets the snapshot at the next sync (until then its ``self`` plays at random).
+
+The ``SnapshotPool`` callback also logs, per episode, ``learner_return`` (mean return of the seats ``main`` played) and,
 in snapshot episodes, ``learner_return_vs_snapshots`` (its single seat's return), each a mean over the
 last 100 episodes in the iteration's ``env_runners`` results, in game units (``reward_scale`` undone).
 """
@@ -25,9 +33,9 @@ from typing import Any
 
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
-from train.rllib.args import MAIN
+from train.rllib.args import MAIN, SINGLE
 
-__all__ = ["MAIN", "SeatMapping", "SnapshotPool", "seat_module", "episode_returns"]
+__all__ = ["MAIN", "SeatMapping", "SnapshotPool", "OpponentSync", "sync_opponents", "seat_module", "episode_returns"]
 
 
 def seat_module(agent_id: str) -> str:
@@ -120,3 +128,46 @@ class SnapshotPool(RLlibCallback):
             algorithm.remove_module(module_id=old, new_agent_to_module_mapping_fn=self.mapping(),
                                     new_should_module_be_updated=[MAIN])
         result["snapshots"] = len(self.pool)
+
+
+def _set_opponent(env_runner: Any, weights: dict[str, Any], activation: str) -> bool:
+    """On an env runner: give its vector env's ``self`` opponent ``weights``; False if it holds no env."""
+    env = getattr(env_runner, "env", None)
+    if env is None:
+        return False
+    env.unwrapped.set_opponent_weights(weights, activation=activation)
+    return True
+
+
+def sync_opponents(algorithm: Any, activation: str, module_id: str = SINGLE) -> int:
+    """The learner's actor (its ``actor.*`` tensors as NumPy arrays, the checkpoint actor's names) into the ``self``
+    opponent of every env runner (the local one too, when it holds an env); returns how many got it."""
+    import functools
+
+    state = algorithm.learner_group.get_weights(module_ids=[module_id])[module_id]
+    weights = {k[len("actor."):]: v for k, v in state.items() if k.startswith("actor.")}
+    done = algorithm.env_runner_group.foreach_env_runner(
+        functools.partial(_set_opponent, weights=weights, activation=activation), local_env_runner=True)
+    return sum(bool(d) for d in done)
+
+
+class OpponentSync(RLlibCallback):
+    """``env_engine: batched``: the learner into the env runners' ``self`` opponent at the start and every
+    ``every`` iterations (module docstring); ``result["snapshots"]`` counts the syncs."""
+
+    def __init__(self, every: int = 10, activation: str = "Tanh", enabled: bool = True):
+        super().__init__()
+        self.every, self.activation, self.enabled = int(every), activation, enabled
+        self.syncs = 0
+
+    def sync(self, algorithm: Any) -> None:
+        if self.enabled and sync_opponents(algorithm, self.activation):
+            self.syncs += 1
+
+    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
+        self.sync(algorithm)
+
+    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+        if algorithm.iteration % self.every == 0:
+            self.sync(algorithm)
+        result["snapshots"] = self.syncs
