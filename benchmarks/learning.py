@@ -8,7 +8,7 @@ checkpoint at 1M, 3M, 10M, 30M and 100M learner steps) with the recipe's overrid
 | ``ppo`` | none: today's PPO (warm start on the heuristic, half self-play, snapshots, the heuristics as opponents) |
 | ``ppo_oracle`` | ``critic: oracle`` (the critic also reads every hidden card; the actor never does) |
 | ``dmc`` | ``algo: dmc``, ``bc_episodes: 0`` (Deep Monte-Carlo: a Q-network on Monte-Carlo returns) |
-| ``ppo_oracle_league`` | ``critic: oracle``, ``opponent_sampling: pfsp`` (a league: prioritized fictitious self-play) |
+| ``ppo_oracle_league`` | ``critic: oracle``, ``selfplay: true``, ``opponent_sampling: pfsp`` (a league: prioritized fictitious self-play over the anchors and snapshots) |
 
 Each checkpoint at a budget of ``--budgets`` then faces a fixed panel:
 
@@ -51,7 +51,7 @@ RECIPES: dict[str, dict[str, Any]] = {
     "ppo": {},
     "ppo_oracle": {"critic": "oracle"},
     "dmc": {"algo": "dmc", "bc_episodes": 0},
-    "ppo_oracle_league": {"critic": "oracle", "opponent_sampling": "pfsp"},
+    "ppo_oracle_league": {"critic": "oracle", "selfplay": True, "opponent_sampling": "pfsp"},
 }
 GAMES = tuple(SPECS)
 BUDGETS = (1_000_000, 3_000_000, 10_000_000, 30_000_000)
