@@ -21,8 +21,10 @@ Each checkpoint at a budget of ``--budgets`` then faces a fixed panel:
 Margins follow the evaluation tool: in the zero-sum games (Briscola, Picchetto) the player's own reward per hand;
 in Pigugnìn its reward minus the field's mean per seat in the same games (busche paid less than the field). One
 hand per episode (``GameSpec.single_hand``), so per episode is per hand. Training runs live in ``--runs``
-(``<game>/<recipe>/``); a run that stopped is resumed, a finished run is reused, and a larger budget continues
-it (``--resume`` with a higher ``total_timesteps``). Results are kept in the JSON as they come, so the study can
+(``<game>/<recipe>/``); a run that stopped is resumed from its latest training state (written at every
+evaluation, ``eval_every``), a finished run is reused, and a larger budget continues it (``--resume`` with a higher
+``total_timesteps``; the resumed folder keeps the earlier checkpoints). A run's figures are kept with the name of
+its first folder, and measured again if the run is another one. Results are kept in the JSON as they come, so the study can
 be stopped and started again; ``--report-only`` rewrites the Markdown and plots from the JSON.
 
     python benchmarks/learning.py --games picchetto --recipes ppo dmc --budgets 1000000 3000000   # a small study
@@ -57,28 +59,56 @@ GAMES = tuple(SPECS)
 BUDGETS = (1_000_000, 3_000_000, 10_000_000, 30_000_000)
 
 
-def run_folder(runs: Path, game: str, recipe: str) -> Path | None:
-    """The run of ``game`` and ``recipe`` under ``runs`` (the newest if a resume made several), or None."""
-    folders = sorted((runs / game / recipe).glob(f"{game}__*"), key=lambda p: p.stat().st_mtime)
-    return folders[-1] if folders else None
+def run_folders(runs: Path, game: str, recipe: str) -> list[Path]:
+    """The folders of ``game`` and ``recipe``'s run under ``runs``, oldest first (a resume adds one)."""
+    return sorted((runs / game / recipe).glob(f"{game}__*"), key=lambda p: p.stat().st_mtime)
 
 
 def train(runs: Path, game: str, recipe: str, steps: int, seed: int, extra: list[str]) -> Path:
-    """Train (or continue) ``recipe`` on ``game`` to ``steps`` learner steps; returns the run folder. ``extra``:
-    more ``--key value`` for a new run (``--set``; the recipe's own keys win)."""
-    folder = run_folder(runs, game, recipe)
-    done = folder is not None and (folder / "final_eval.json").is_file() and _steps(folder) >= steps
-    if done:
-        return folder
-    if folder is not None and (folder / "last_state.zip").is_file():
-        argv = ["--resume", str(folder / "last.mazzo.zip"), "--total_timesteps", str(steps)]
+    """Train (or continue) ``recipe`` on ``game`` to ``steps`` learner steps; returns the newest run folder.
+    A run that stopped continues from its latest training state (``--resume``); ``extra``: more ``--key value``
+    for a new run (``--set``; the recipe's own keys win)."""
+    folders = run_folders(runs, game, recipe)
+    newest = folders[-1] if folders else None
+    if newest is not None and (newest / "final_eval.json").is_file() and _steps(newest) >= steps:
+        return newest
+    resumable = [f for f in folders if (f / "last_state.zip").is_file()]
+    if resumable:
+        argv = ["--resume", str(resumable[-1] / "last.mazzo.zip"), "--total_timesteps", str(steps)]
     else:
         overrides = [x for k, v in RECIPES[recipe].items() for x in (f"--{k}", v if isinstance(v, str) else json.dumps(v))]
         argv = ["--config", f"configs/{game}/learning.yaml", "--exp_name", recipe, "--seed", str(seed),
                 "--total_timesteps", str(steps), "--runs_dir", str(runs / game / recipe), *extra, *overrides]
     print(f"training {game} {recipe} to {steps:,} steps: python -m train {' '.join(argv)}", flush=True)
     subprocess.run([sys.executable, "-m", "train", *argv, "--progress", "false"], cwd=ROOT, check=True)
-    return run_folder(runs, game, recipe)
+    return run_folders(runs, game, recipe)[-1]
+
+
+def checkpoint_of(runs: Path, game: str, recipe: str, budget: int) -> Path:
+    """``checkpoints/step_<budget>.mazzo.zip`` of the run (a resumed run's folder holds the earlier ones too)."""
+    for folder in reversed(run_folders(runs, game, recipe)):
+        if (folder / "checkpoints" / f"step_{budget}.mazzo.zip").is_file():
+            return folder / "checkpoints" / f"step_{budget}.mazzo.zip"
+    raise FileNotFoundError(f"no checkpoint of {budget:,} steps in {runs / game / recipe}")
+
+
+def set_argv(pairs: list[str]) -> list[str]:
+    """``--set KEY=VALUE ...`` as the trainer's ``--KEY VALUE`` arguments."""
+    return [x for kv in pairs for x in (f"--{kv.split('=', 1)[0]}", kv.split("=", 1)[1])]
+
+
+def check_budgets(games: list[str], budgets: list[int], extra: list[str]) -> None:
+    """Every budget must be one of the configs' ``checkpoint_at`` (else the study would train, then miss it)."""
+    import yaml
+
+    for game in games:
+        kept = yaml.safe_load((ROOT / "configs" / game / "learning.yaml").read_text())["checkpoint_at"]
+        if any(k == "--checkpoint_at" for k in extra):
+            kept = yaml.safe_load(extra[extra.index("--checkpoint_at") + 1])
+        missing = [b for b in budgets if b not in kept]
+        if missing:
+            raise SystemExit(f"error: budgets {missing} are not in configs/{game}/learning.yaml's checkpoint_at "
+                             f"{kept}: no checkpoint would be kept there")
 
 
 def _steps(folder: Path) -> int:
@@ -90,6 +120,13 @@ def _steps(folder: Path) -> int:
 def _wall(folder: Path) -> float:
     timing = json.loads((folder / "final_eval.json").read_text()).get("timing", {})
     return float(timing.get("wall_time") or 0.0)
+
+
+def flags_of(game: str, checkpoint: Path) -> dict:
+    """The game flags the checkpoint was trained with, one hand per episode (``GameSpec.single_hand``)."""
+    from agents.checkpoint import read_metadata
+
+    return {**read_metadata(checkpoint).get("flags", {}), **game_spec(game).single_hand}
 
 
 def heuristic_panel(game: str, flags: dict, checkpoint: Path, deals: int, seed: int) -> dict:
@@ -122,29 +159,36 @@ def _counts_roles(game: str) -> bool:
 
 
 def study(args: argparse.Namespace, results: dict, save: Any) -> None:
+    extra = set_argv(args.set)
     for game in args.games:
-        flags = dict(game_spec(game).single_hand)
         for recipe in args.recipes:
-            extra = [x for kv in args.set for x in (f"--{kv.split('=', 1)[0]}", kv.split("=", 1)[1])]
             folder = train(args.runs, game, recipe, max(args.budgets), args.seed, extra)
-            entry = results.setdefault(game, {}).setdefault(recipe, {"run": str(folder), "points": {}})
+            origin = run_folders(args.runs, game, recipe)[0].name
+            entry = results.setdefault(game, {}).setdefault(recipe, {"points": {}})
+            if entry.setdefault("origin", origin) != origin:  # another run than the figures': measure again
+                entry.update(origin=origin, points={})
             entry.update(run=str(folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder),
                          wall_s=_wall(folder), steps=_steps(folder))
             for budget in args.budgets:
-                ckpt = folder / "checkpoints" / f"step_{budget}.mazzo.zip"
-                point = entry["points"].setdefault(str(budget), {})
-                if "heuristic" not in point:
-                    point["heuristic"] = heuristic_panel(game, flags, ckpt, args.heuristic_deals, args.seed)
-                    print(f"{game} {recipe} {budget:,}: vs heuristic {point['heuristic']['mean']:+.3f}", flush=True)
-                    save()
-                if budget in args.pimc_at and "pimc" not in point:
-                    point["pimc"] = aec_panel(game, flags, ckpt, "pimc", args.pimc_deals, args.seed, args.workers)
-                    print(f"{game} {recipe} {budget:,}: vs PIMC {point['pimc']['margin']['mean']:+.3f}", flush=True)
-                    save()
-                if budget in args.pimc_at and _counts_roles(game) and "roles" not in point and args.roles_deals:
-                    # the roles against the heuristic (Briscola: caller, contracts made), through the AEC tool
-                    point["roles"] = aec_panel(game, flags, ckpt, "heuristic", args.roles_deals, args.seed, args.workers)
-                    save()
+                evaluate_point(args, game, recipe, budget, entry["points"].setdefault(str(budget), {}), save)
+
+
+def evaluate_point(args: argparse.Namespace, game: str, recipe: str, budget: int, point: dict, save: Any) -> None:
+    """The panels a budget's checkpoint has not faced yet (each saved as it comes)."""
+    ckpt = checkpoint_of(args.runs, game, recipe, budget)
+    flags = flags_of(game, ckpt)
+    if "heuristic" not in point:
+        point["heuristic"] = heuristic_panel(game, flags, ckpt, args.heuristic_deals, args.seed)
+        print(f"{game} {recipe} {budget:,}: vs heuristic {point['heuristic']['mean']:+.3f}", flush=True)
+        save()
+    if budget in args.pimc_at and "pimc" not in point:
+        point["pimc"] = aec_panel(game, flags, ckpt, "pimc", args.pimc_deals, args.seed, args.workers)
+        print(f"{game} {recipe} {budget:,}: vs PIMC {point['pimc']['margin']['mean']:+.3f}", flush=True)
+        save()
+    if budget in args.pimc_at and _counts_roles(game) and "roles" not in point and args.roles_deals:
+        # the roles against the heuristic (Briscola: caller, contracts made), through the AEC tool
+        point["roles"] = aec_panel(game, flags, ckpt, "heuristic", args.roles_deals, args.seed, args.workers)
+        save()
 
 
 def fmt(iv: dict | None) -> str:
@@ -258,6 +302,7 @@ def main(argv: list[str] | None = None) -> None:
         tmp.replace(args.json)
 
     if not args.report_only:
+        check_budgets(args.games, args.budgets, set_argv(args.set))
         for game in args.games:  # the command that last worked on each game
             results.setdefault(game, {})["_meta"] = _meta(argv)
         study(args, results, save)

@@ -8,7 +8,7 @@ bids, calls and plays sensibly, and from a value function that already knows wha
 
 | step                     | what                                                                 |
 |--------------------------|----------------------------------------------------------------------|
-| ``collect(...)``         | the teacher plays every seat of ``episodes`` seeded deals through the AEC env; every decision is kept: the seat's observation, mask, action, and the seat's return of that episode |
+| ``collect(...)``         | the teacher plays every seat of ``episodes`` seeded deals through the AEC env; every decision is kept: the seat's observation, mask, action, and the seat's return from that decision to the episode's end |
 | ``collect_batched(...)`` | the same ``Demonstrations`` from ``num_envs`` games of the batched engine, the teacher acting on rows (``agents.rows.make_opponent``: the numba heuristic when there is one) |
 | ``fit(...)``             | minibatch Adam on masked cross-entropy (policy) + MSE to the returns (value), on any ``forward(x) -> (logits, values)`` |
 | ``pretrain(policy, ...)`` | ``fit`` on an SB3 ``MaskableActorCriticPolicy`` (``train/sb3``) |
@@ -34,14 +34,16 @@ import numpy as np
 from agents.registry import make_agent
 from envs.registry import make_raw_env
 
-__all__ = ["Demonstrations", "collect", "collect_batched", "fit", "pretrain", "pretrain_actor_critic", "record"]
+__all__ = ["Demonstrations", "returns_to_go", "collect", "collect_batched", "fit", "pretrain", "pretrain_actor_critic", "record"]
 
 
 @dataclass
 class Demonstrations:
     """Decisions of a teacher: ``obs[i]`` with legal ``masks[i]`` led to ``actions[i]``, taken at seat
-    ``seats[i]`` in episode ``episodes[i]``; ``returns[i]`` is what that seat got over the episode
-    (times the reward scale)."""
+    ``seats[i]`` in episode ``episodes[i]``; ``returns[i]`` is what that seat received from that decision to the
+    episode's end (times the reward scale; ``gamma`` per later decision of the seat), the target the trainers'
+    critics learn (``returns_to_go``): points a seat banked before the decision (Picchetto's declarations and
+    tricks) are not part of it."""
 
     obs: np.ndarray
     masks: np.ndarray
@@ -53,14 +55,30 @@ class Demonstrations:
     """what the deciding seat could not see (``VectorEnv.privileged``), for an oracle critic; None if not collected"""
 
 
+def returns_to_go(episodes: np.ndarray, seats: np.ndarray, banked: np.ndarray, totals: np.ndarray,
+                  gamma: float = 1.0) -> np.ndarray:
+    """Per decision (in the order played), what its seat receives from it to the episode's end: ``banked[i]``
+    is what the seat had received before decision ``i``, ``totals[i]`` its return over the episode. The
+    rewards between a seat's decision and its next one are that decision's; ``gamma`` discounts per later
+    decision of the same seat (as ``train.batched.rollout``'s credit assignment)."""
+    out = np.zeros(len(seats), dtype=np.float64)
+    following: dict[tuple[int, int], tuple[float, float]] = {}  # (episode, seat) -> (banked, return) of the next decision
+    for i in range(len(seats) - 1, -1, -1):
+        key = (int(episodes[i]), int(seats[i]))
+        nxt_banked, nxt_return = following.get(key, (float(totals[i]), 0.0))
+        out[i] = (nxt_banked - banked[i]) + gamma * nxt_return
+        following[key] = (float(banked[i]), out[i])
+    return out
+
+
 def collect(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed: int,
-            reward_scale: float = 1.0) -> Demonstrations:
+            reward_scale: float = 1.0, gamma: float = 1.0) -> Demonstrations:
     """Play ``episodes`` deals with ``teacher`` at every seat and keep every decision."""
     env = make_raw_env(game, **flags)
     n = len(env.possible_agents)
     # the flags reach the players that build an engine or check a shape (search players, checkpoints)
     agents = [make_agent(teacher, game, seed=seed + 7919 * s, flags=flags) for s in range(n)]
-    obs, masks, actions, returns, all_seats, eps = [], [], [], [], [], []
+    obs, masks, actions, banked, totals, all_seats, eps = [], [], [], [], [], [], []
     ss = np.random.SeedSequence(seed)
     for ep, ep_seed in enumerate(ss.generate_state(episodes)):
         for a in agents:
@@ -76,18 +94,21 @@ def collect(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed:
             masks.append(o["action_mask"].astype(bool))
             actions.append(act)
             seats.append(seat)
+            banked.append(total[seat])
             env.step(act)
             for s, agent in enumerate(env.possible_agents):
                 total[s] += env.rewards[agent]
-        returns.extend(total[s] * reward_scale for s in seats)
+        totals.extend(total[s] for s in seats)
         all_seats.extend(seats)
         eps.extend([ep] * len(seats))
+    ret = returns_to_go(np.asarray(eps), np.asarray(all_seats), np.asarray(banked), np.asarray(totals), gamma)
     return Demonstrations(np.asarray(obs, dtype=np.float32), np.asarray(masks), np.asarray(actions, dtype=np.int64),
-                          np.asarray(returns, dtype=np.float32), np.asarray(all_seats), np.asarray(eps))
+                          (ret * reward_scale).astype(np.float32), np.asarray(all_seats), np.asarray(eps))
 
 
 def collect_batched(game: str, teacher: str, flags: dict[str, Any], episodes: int, seed: int,
-                    reward_scale: float = 1.0, num_envs: int = 256, privileged: bool = False) -> Demonstrations:
+                    reward_scale: float = 1.0, num_envs: int = 256, privileged: bool = False,
+                    gamma: float = 1.0) -> Demonstrations:
     """``collect``'s data from the batched engine: ``teacher`` (an opponent spec) at every seat of ``episodes`` games.
 
     Game ``i`` records its episodes ``i, i + num_envs, ...`` below ``episodes``, so exactly ``episodes``
@@ -110,7 +131,8 @@ def collect_batched(game: str, teacher: str, flags: dict[str, Any], episodes: in
         cur = env.current_player.copy()
         rows = np.flatnonzero(episode < episodes)
         act = player.act(env.obs, env.mask)
-        parts.append((env.obs[rows].copy(), env.mask[rows] != 0, act[rows], cur[rows], episode[rows]))
+        parts.append((env.obs[rows].copy(), env.mask[rows] != 0, act[rows], cur[rows], episode[rows],
+                      ep_ret[rows, cur[rows]].copy()))
         if privileged:
             priv.append(env.privileged(cur)[rows])
         _, _, rewards, terminated, truncated, _ = env.step(act)
@@ -119,8 +141,12 @@ def collect_batched(game: str, teacher: str, flags: dict[str, Any], episodes: in
             returns[int(episode[i])] = ep_ret[i].copy()
             episode[i] += num_envs
             ep_ret[i] = 0.0
-    obs, masks, actions, seats, eps = (np.concatenate(x) for x in zip(*parts, strict=True))
-    ret = np.array([returns[e][s] for e, s in zip(eps.tolist(), seats.tolist(), strict=True)]) * reward_scale
+    obs, masks, actions, seats, eps, banked = (np.concatenate(x) for x in zip(*parts, strict=True))
+    order = np.lexsort((np.arange(len(eps)), eps))  # each episode's decisions together, in the order played
+    totals = np.array([returns[e][s] for e, s in zip(eps.tolist(), seats.tolist(), strict=True)])
+    ret = np.empty(len(eps))
+    ret[order] = returns_to_go(eps[order], seats[order], banked[order], totals[order], gamma)
+    ret *= reward_scale
     return Demonstrations(obs, masks, actions.astype(np.int64), ret.astype(np.float32), seats, eps,
                           np.concatenate(priv) if privileged else None)
 

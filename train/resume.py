@@ -91,11 +91,12 @@ def carry_history(origin: Path, run_dir: Path, step: int, exact: bool) -> None:
             shutil.copy2(origin / name, run_dir / name)
 
 
-def copy_snapshots(origin: Path, run_dir: Path, step: int) -> None:
-    """``snapshots/step_<n>.mazzo.zip`` of ``origin`` with ``n <= step`` into ``run_dir`` (those already there stay)."""
-    for src in sorted((origin / "snapshots").glob("step_*.mazzo.zip")):
+def copy_snapshots(origin: Path, run_dir: Path, step: int, folder: str = "snapshots") -> None:
+    """``<folder>/step_<n>.mazzo.zip`` of ``origin`` with ``n <= step`` into ``run_dir`` (those already there stay):
+    the self-play snapshots, or the kept ``checkpoints`` (``checkpoint_at``)."""
+    for src in sorted((origin / folder).glob("step_*.mazzo.zip")):
         step_of = src.name[len("step_"): -len(".mazzo.zip")]
-        dst = run_dir / "snapshots" / src.name
+        dst = run_dir / folder / src.name
         if step_of.isdigit() and int(step_of) <= step and not dst.exists():
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)

@@ -167,6 +167,13 @@ def test_a_resumed_run_is_the_run_never_stopped(runs, name):
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
     if name == "dmc_league":
         assert json.loads((whole / "league.json").read_text()) == json.loads((resumed / "league.json").read_text())
+        # the checkpoints kept before the stop come along (step_1000), the later ones are the same
+        kept = sorted(p.name for p in (whole / "checkpoints").iterdir())
+        assert sorted(p.name for p in (resumed / "checkpoints").iterdir()) == kept
+        for name in kept:
+            wa = load_actor(whole / "checkpoints" / name)[0].state_dict()
+            wb = load_actor(resumed / "checkpoints" / name)[0].state_dict()
+            assert all(torch.equal(wa[k], wb[k]) for k in wa)
 
 
 @pytest.mark.slow
@@ -212,27 +219,81 @@ def test_the_oracle_critic_reads_the_privileged_vector_and_the_checkpoint_keeps_
     assert json.loads((whole / "imitation.json").read_text())["samples"] > 0  # the warm start fits the oracle too
 
 
-def _first_decision(deal: dict) -> dict:
-    env = make_raw_env("briscola5")
-    env.reset(options=deal)
-    return env.observe(env.agent_selection), env.agent_selection
+def _oracle_trainer(num_envs: int) -> object:
+    from train.batched.ppo import BatchedPPO
+
+    args = parse_args(Args, ["--config", "configs/briscola5/ppo_batched.yaml", "--critic", "oracle", "--num_envs",
+                             str(num_envs), "--num_steps", "1", "--net_arch", "[16]", "--all_seats_share", "1.0",
+                             "--opponents", "[random]", "--progress", "false"])
+    check_args(args)
+    return BatchedPPO(args, np.random.SeedSequence(1).generate_state(6))
 
 
-@pytest.mark.slow
-def test_an_exported_player_decides_the_same_whatever_it_cannot_see(runs):
-    """The no-leak test for trained players: deals that differ only in cards the acting seat cannot see (the other
-    hands, swapped around) give it the same observation, hence the same decision, even from an oracle run."""
-    whole, _, _ = runs["oracle"]
-    agent = make_agent(f"ppo:{whole / 'best.mazzo.zip'}", "briscola5")
+def test_the_oracle_critic_reads_the_privileged_vector_of_each_deciding_seat():
+    t = _oracle_trainer(8)
+    t.env.step(np.array([t.env.mask[i].nonzero()[0][0] for i in range(8)]))  # games move on: several seats act
+    expected = t.env.privileged(t.env.current_player).copy()
+    assert (expected.sum(1) > 0).all()
+    t.collect()  # one engine step, every game's seat is the learner (all_seats_share 1)
+    assert t.buf.size == 8 and np.array_equal(t.buf.priv[:8], expected)
+    assert not np.array_equal(t.buf.priv[:8], t.env.privileged(np.zeros(8, dtype=np.int64)))  # the seat matters
+
+
+def test_an_exported_player_decides_the_same_whatever_it_cannot_see(tmp_path):
+    """The no-leak test for trained players: two deals that differ only in cards the acting seat cannot see (the
+    other hands, shuffled among the others) give the oracle critic different values, and the actor, live and
+    exported, the very same logits, hence the same decisions."""
+    from agents.checkpoint import save_actor
+
+    t = _oracle_trainer(2)
     rng = np.random.default_rng(0)
-    for _ in range(20):
+    for _ in range(10):
         cards = rng.permutation(40)
         hands = [sorted(cards[8 * s: 8 * s + 8].tolist()) for s in range(5)]
-        first, seat = _first_decision({"hands": hands, "dealer": 4})
-        others = np.concatenate(hands[1:])
-        shuffled = rng.permutation(others)
+        shuffled = rng.permutation(np.concatenate(hands[1:]))
         moved = [hands[0]] + [sorted(shuffled[8 * k: 8 * k + 8].tolist()) for k in range(4)]
-        second, seat2 = _first_decision({"hands": moved, "dealer": 4})
-        assert seat == seat2 == "player_0"
-        assert np.array_equal(first["observation"], second["observation"])
-        assert agent.act(first) == agent.act(second)
+        t.env.reset(options=[{"hands": hands, "dealer": 4}, {"hands": moved, "dealer": 4}])
+        assert t.env.current_player.tolist() == [0, 0]
+        x = torch.from_numpy(t.env.obs.copy())
+        priv = torch.from_numpy(t.env.privileged(t.env.current_player).copy())
+        assert torch.equal(x[0], x[1]) and not torch.equal(priv[0], priv[1])
+        with torch.no_grad():
+            values = t.critic(t.critic_input(x, priv))[:, 0]
+            logits = t.actor(x)
+        assert values[0] != values[1] and torch.equal(logits[0], logits[1])
+    exported = load_actor(save_actor(t.actor, tmp_path / "a.mazzo.zip", {"game": "briscola5"}))[0]
+    with torch.no_grad():
+        assert torch.equal(exported(x)[0], exported(x)[1]) and torch.equal(exported(x), logits)
+    agent = make_agent(f"ppo:{tmp_path / 'a.mazzo.zip'}", "briscola5")
+    obs = [{"observation": t.env.obs[i].copy(), "action_mask": t.env.mask[i].copy()} for i in range(2)]
+    assert agent.act(obs[0]) == agent.act(obs[1])
+
+
+# -- the warm start's value targets ---------------------------------------------------------------------------------
+
+
+def test_returns_to_go_leave_out_what_a_seat_banked_before_deciding():
+    from train.imitation import returns_to_go
+
+    # one episode: seat 0 decides with 0 banked, then with 3 banked, seat 1 decides once with 0; totals 5 and -5
+    eps, seats = np.array([0, 0, 0]), np.array([0, 1, 0])
+    out = returns_to_go(eps, seats, banked=np.array([0.0, 0.0, 3.0]), totals=np.array([5.0, -5.0, 5.0]))
+    assert out.tolist() == [5.0, -5.0, 2.0]
+    assert returns_to_go(eps, seats, np.array([0.0, 0.0, 3.0]), np.array([5.0, -5.0, 5.0]), gamma=0.5).tolist() == \
+        [3.0 + 0.5 * 2.0, -5.0, 2.0]
+
+
+def test_picchetto_demonstrations_target_the_return_from_each_decision_on():
+    """Picchetto pays during the hand (declarations, tricks): a decision's target is what its seat still receives,
+    the same on the batched engine and through the AEC env (the same teacher, its numba port)."""
+    from train.imitation import collect, collect_batched
+
+    flags = {"episode": "hand"}
+    demos = collect_batched("picchetto", "heuristic", flags, 6, seed=2, num_envs=3)
+    for ep in range(6):
+        for seat in (0, 1):
+            rows = np.flatnonzero((demos.episodes == ep) & (demos.seats == seat))
+            ret = demos.returns[rows]
+            assert len(set(ret.tolist())) > 1  # points banked as the hand goes: not one episode total
+    aec = collect("picchetto", "heuristic", flags, 3, seed=2)
+    assert len(set(aec.returns[(aec.episodes == 0) & (aec.seats == 0)].tolist())) > 1

@@ -66,4 +66,7 @@ def test_the_scaling_study_trains_evaluates_and_reports(tmp_path, monkeypatch):
     text = out.read_text()
     assert "| ppo | 1,000 |" in text and "| dmc | 1,000 |" in text and (tmp_path / "learning_picchetto.png").is_file()
     learning.main([*argv])  # finished runs and evaluations are reused, not redone
-    assert json.loads(js.read_text())["picchetto"] == results["picchetto"]
+    again = json.loads(js.read_text())["picchetto"]
+    assert {k: v for k, v in again.items() if k != "_meta"} == {k: v for k, v in results["picchetto"].items() if k != "_meta"}
+    with pytest.raises(SystemExit, match="not in configs/picchetto/learning.yaml's checkpoint_at"):
+        learning.main([*argv[:argv.index("--set")], "--budgets", "1500", "--set", "checkpoint_at=[1000]"])

@@ -7,7 +7,8 @@ batched games each: the hero at one seat, rotating, the other member at every ot
 payoff matrix. The newest snapshot stands for the learner: each member's draw weight is ``(1 - p) **
 pfsp_power``, ``p`` the newest snapshot's win rate against it (AlphaStar's "hard" PFSP weighting: the
 members the learner does not beat yet are drawn most), plus ``pfsp_floor`` so that no member is forgotten.
-Before the first snapshot the anchors are drawn uniformly.
+Before the first snapshot the anchors are drawn uniformly. The win rates are measured against a field made of one
+member; in training each opponent seat draws its member on its own, so a learner's table mixes them.
 
 A hero's **win** in a game: its return is above the mean of the other seats' returns (a tie counts half); in
 the zero-sum games that is a positive return. The payoff is the hero's mean return per game, in game units.

@@ -6,9 +6,11 @@ self-play snapshots), the per-episode bookkeeping (returns, decisions, the last 
 counters. An algorithm (``BatchedPPO``, ``BatchedDMC``) subclasses it, builds its networks and its rollout buffer
 (``self.buf``: ``credit(rewards, ended)`` is called after every engine step) and writes its collect loop as:
 
+    t0 = time.perf_counter()
     cur, owner, learner = self.turn()          # who acts in each game; the games where the learner does
+    s, x, legal = self.record(learner, cur)    # new samples in self.buf, their observations and masks
     ... the learner's actions into self.actions[learner] ...
-    self.advance(cur, owner, learner)          # the opponents act, the engine steps, rewards credited
+    self.advance(owner, learner, t0)           # the opponents act, the engine steps, rewards credited
 
 | slot | who |
 |---|---|

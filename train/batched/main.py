@@ -86,7 +86,8 @@ def warm_start(args: Args, trainer: BatchedPPO, run_dir: Path, bc_seed: int) -> 
 
     t0 = time.time()
     demos = collect_batched(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=bc_seed,
-                            reward_scale=args.reward_scale, privileged=getattr(trainer, "oracle", False))
+                            reward_scale=args.reward_scale, privileged=getattr(trainer, "oracle", False),
+                            gamma=args.gamma)
     stats = pretrain_actor_critic(trainer.actor, trainer.critic, demos, epochs=args.bc_epochs, lr=args.bc_lr,
                                   seed=bc_seed)
     record(run_dir, args.bc_teacher, args.bc_episodes, t0, stats)
@@ -106,6 +107,7 @@ def restore(trainer: BatchedPPO, resumed: tuple, origin: Path, run_dir: Path) ->
         shutil.copy2(src, dst)
         trainer.add_snapshot(dst, int(snap["step"]), slot=int(snap["slot"]))
     copy_snapshots(origin, run_dir, int(saved["trainer"]["global_step"]))
+    copy_snapshots(origin, run_dir, int(saved["trainer"]["global_step"]), folder="checkpoints")
     load_state(trainer, saved["trainer"], arrays, where=str(checkpoint.with_name(STATE_NAME)))
     print(f"resumed {origin.name} at step {trainer.global_step}", flush=True)
 

@@ -6,7 +6,8 @@
 | ``SeatRollout`` | the learner's decisions of a rollout; each seat's rewards credited to its latest decision; GAE along each (game, seat)'s own decisions; incomplete decisions carried to the next rollout |
 | ``EpisodeRollout`` | the same decisions and credit, for Monte-Carlo returns: a decision is complete when its episode has ended; the episodes still open are carried whole |
 
-Both are plain NumPy, deterministic, and tested on scripted sequences (``tests/train/test_ppo_batched.py``).
+All are plain NumPy, deterministic, and tested on scripted sequences (``tests/train/test_ppo_batched.py``,
+``tests/train/test_batched_algorithms.py``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class SeatAssigner:
         seat_draw = rng.integers(n, size=k)
         if self.weights is not None:
             cdf = np.cumsum(self.weights / self.weights.sum())
-            owner = 1 + np.minimum(np.searchsorted(cdf, rng.random((k, n)), side="right"), len(cdf) - 1)
+            last = np.flatnonzero(self.weights)[-1]  # the cdf may end an ulp below 1: never past the last member
+            owner = 1 + np.minimum(np.searchsorted(cdf, rng.random((k, n)), side="right"), last)
         else:
             base = 1 + rng.integers(self.num_base, size=(k, n))
             snap_use = rng.random((k, n)) < self.snapshot_share

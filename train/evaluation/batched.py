@@ -15,8 +15,11 @@ With a deterministic field (the heuristics' numba ports, which take the Python h
 actions) this is the AEC tool's duplicate evaluation, on other deals of the same distribution, at engine
 speed; the search players are not row players and go through ``train.evaluate``.
 
-Players are row players (``act(obs, mask) -> actions``) or ``make_opponent`` specs; a fresh field player is
-built per replay from ``field`` (a spec) so that its random stream is the same in every replay. Multi-hand
+Players are row players (``act(obs, mask) -> actions``) or ``make_opponent`` specs. From a spec, every seat of
+every replay gets its own fresh player, seeded by its seat (the same seeds in every replay); a player object is
+used as it is. Only a deterministic field (the heuristics) replays exactly: a random field draws per call, and
+which rows a call holds depends on the line-up, so its moves differ between replays (the margin stays unbiased,
+with less variance reduction). Multi-hand
 episodes diverge after their first hand as play differs (as in the AEC tool); a margin per episode is then
 not per hand: use one-hand episodes (``episode: hand``) for per-hand figures.
 """
@@ -53,10 +56,10 @@ def play_seated(game: str, flags: dict[str, Any], seats: list[Any], num_games: i
     return totals
 
 
-def _player(p: Any, game: str, flags: dict[str, Any], seed: int) -> Any:
+def _player(p: Any, game: str, flags: dict[str, Any], seed: int, seat: int) -> Any:
     from agents.rows import make_opponent
 
-    return make_opponent(p, game, flags, seed) if isinstance(p, str) else p
+    return make_opponent(p, game, flags, seed + 7919 * seat) if isinstance(p, str) else p
 
 
 def batched_margin(game: str, flags: dict[str, Any], candidate: Any, field: Any, num_deals: int, seed: int,
@@ -72,11 +75,11 @@ def batched_margin(game: str, flags: dict[str, Any], candidate: Any, field: Any,
     for start in range(0, num_deals, chunk):
         k = min(chunk, num_deals - start)
         deal_seed = int(np.random.SeedSequence([seed, start]).generate_state(1)[0])
-        alone = play_seated(game, flags, [_player(field, game, flags, seed)] * n, k, deal_seed)
+        alone = play_seated(game, flags, [_player(field, game, flags, seed, t) for t in range(n)], k, deal_seed)
         mine, beside = np.zeros(k), np.zeros(k)
         for s in range(n):
-            lineup = [_player(field, game, flags, seed) for _ in range(n)]
-            lineup[s] = _player(candidate, game, flags, seed + 1)
+            lineup = [_player(field, game, flags, seed, t) for t in range(n)]
+            lineup[s] = _player(candidate, game, flags, seed + 1, s)
             returns = play_seated(game, flags, lineup, k, deal_seed)
             mine += returns[:, s]
             beside += (returns.sum(1) - returns[:, s]) / (n - 1)

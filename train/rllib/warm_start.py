@@ -49,7 +49,7 @@ def warm_start(args: Args, algo: Any, run_dir: Path) -> dict[str, Any]:
     seed = bc_seed(args.seed)
     mid = module_ids(args)[0]
     demos = collect_batched(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=seed,
-                            reward_scale=args.reward_scale)
+                            reward_scale=args.reward_scale, gamma=args.gamma)
     (call,) = algo.learner_group.foreach_learner(lambda learner: _pretrain(learner, mid, demos, args, seed))
     stats = call.get()  # (raises the learner's error, if any)
     algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)

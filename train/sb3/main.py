@@ -138,7 +138,7 @@ def warm_start(args: Args, model: Any, run_dir: Path) -> None:
 
     t0 = time.time()
     demos = collect(args.game, args.bc_teacher, args.env, args.bc_episodes, seed=args.seed,
-                    reward_scale=args.reward_scale)
+                    reward_scale=args.reward_scale, gamma=args.gamma)
     record(run_dir, args.bc_teacher, args.bc_episodes, t0,
            pretrain(model.policy, demos, epochs=args.bc_epochs, lr=args.bc_lr, seed=args.seed))
 
