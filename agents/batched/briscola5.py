@@ -148,6 +148,24 @@ def _first_hit(row: np.ndarray, start: int, size: int) -> int:
 
 
 @nb.njit(cache=True, inline="always")
+def _first_legal(m: np.ndarray) -> int:
+    """The lowest legal action id, or -1."""
+    for a in range(m.shape[0]):
+        if m[a] != 0:
+            return a
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
+def _lowest_bid(m: np.ndarray, k: np.ndarray) -> int:
+    """The lowest legal bid id, or -1."""
+    for a in range(k[K_BID], k[K_BID] + k[K_NUM_BIDS]):
+        if m[a] != 0:
+            return a
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
 def _cheapest(m: np.ndarray, cheap: np.ndarray, num_cards: int) -> int:
     """`min(legal, key=CHEAP[trump])`: the first legal card of the lowest key, or -1."""
     best = -1
@@ -186,12 +204,7 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
              bid_ev: np.ndarray, ev_min: float, est: np.ndarray, table: np.ndarray, status: np.ndarray,
              score: np.ndarray, cards: np.ndarray) -> int:
     """The Python heuristic's `act` on one observation row `o` and its mask `m` (-1 if no action is legal)."""
-    num_actions = m.shape[0]
-    first_legal = -1
-    for a in range(num_actions):
-        if m[a] != 0:
-            first_legal = a
-            break
+    first_legal = _first_legal(m)
     if first_legal < 0:
         return -1
     phase = _first_hit(o, k[K_PHASE], 4)
@@ -203,11 +216,7 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
     num_cards = card_tab.shape[1]
 
     if phase == k[K_AUCTION]:
-        lowest = -1
-        for a in range(k[K_BID], k[K_BID] + k[K_NUM_BIDS]):
-            if m[a] != 0:
-                lowest = a
-                break
+        lowest = _lowest_bid(m, k)
         if lowest < 0:
             return k[K_PASS]
         trump = _best_trump(o, k, card_tab, est)
@@ -413,14 +422,18 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np
                           cards)
 
 
-class Briscola5BatchedHeuristic(BatchedHeuristic):
-    """The Briscola heuristic over float32 `(k, 1169)` observations and int8 `(k, 143)` masks."""
+class _Briscola5Rows(BatchedHeuristic):
+    """What the Briscola ports share: the game, its action count and its one observation width."""
 
     game = "briscola5"
     num_actions = NUM_ACTIONS
 
     def _widths(self) -> dict[int, str]:
         return {OBS_SIZE: ""}
+
+
+class Briscola5BatchedHeuristic(_Briscola5Rows):
+    """The Briscola heuristic over float32 `(k, 1169)` observations and int8 `(k, 143)` masks."""
 
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         act_rows(obs, mask, CONSTS, CARD_TAB, TRUMP_TAB, BID_EV, EV_MIN, out)
@@ -469,11 +482,7 @@ def _greedy_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, g: np.ndarray, card
                 call_order: np.ndarray, bid_value: np.ndarray, count: np.ndarray, pts: np.ndarray,
                 cards: np.ndarray) -> int:
     """`GreedyAgent.act` on one observation row `o` and its mask `m` (-1 if no action is legal)."""
-    first_legal = -1
-    for a in range(m.shape[0]):
-        if m[a] != 0:
-            first_legal = a
-            break
+    first_legal = _first_legal(m)
     if first_legal < 0:
         return -1
     phase = _first_hit(o, k[K_PHASE], 4)
@@ -481,11 +490,7 @@ def _greedy_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, g: np.ndarray, card
         return k[K_FORFEIT] if m[k[K_FORFEIT]] != 0 else k[K_NO_FORFEIT]
     num_cards = card_tab.shape[1]
     if phase == k[K_AUCTION]:
-        lowest = -1
-        for a in range(k[K_BID], k[K_BID] + k[K_NUM_BIDS]):
-            if m[a] != 0:
-                lowest = a
-                break
+        lowest = _lowest_bid(m, k)
         if lowest < 0:
             return k[K_PASS]
         suit = _greedy_suit(o, k, card_tab, count, pts)
@@ -542,16 +547,11 @@ def greedy_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, greedy_co
                              pts, cards)
 
 
-class Briscola5BatchedGreedy(BatchedHeuristic):
+class Briscola5BatchedGreedy(_Briscola5Rows):
     """The plain greedy Briscola player (`agents.plain.briscola5.GreedyAgent`) over float32 `(k, 1169)`
     observations and int8 `(k, 143)` masks: the same action on every row."""
 
     name = "plain"
-    game = "briscola5"
-    num_actions = NUM_ACTIONS
-
-    def _widths(self) -> dict[int, str]:
-        return {OBS_SIZE: ""}
 
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         greedy_rows(obs, mask, CONSTS, GREEDY_CONSTS, CARD_TAB, GREEDY_COST, GREEDY_CALL, BID_VALUE, out)

@@ -140,6 +140,15 @@ def _first_hit(row: np.ndarray, start: int, size: int) -> int:
 
 
 @nb.njit(cache=True, inline="always")
+def _first_legal(m: np.ndarray) -> int:
+    """The lowest legal action id, or -1."""
+    for a in range(m.shape[0]):
+        if m[a] != 0:
+            return a
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
 def _popcount(x: np.int64) -> int:
     n = 0
     while x != 0:
@@ -288,14 +297,9 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, keep: np.nda
     num_cards = card_tab.shape[1]
     values = np.zeros(num_cards, dtype=np.int64)
     work = np.zeros(consts[K_NUM_SUITS] + consts[K_NUM_RANKS], dtype=np.int64)
-    num_actions = mask.shape[1]
     for i in range(obs.shape[0]):
         o, m = obs[i], mask[i]
-        first_legal = -1
-        for a in range(num_actions):
-            if m[a] != 0:
-                first_legal = a
-                break
+        first_legal = _first_legal(m)
         if first_legal < 0:
             out[i] = -1
         elif first_legal >= consts[K_DISCARD]:
@@ -304,14 +308,18 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, keep: np.nda
             out[i] = _play(o, m, consts, card_tab, work)
 
 
-class PicchettoBatchedHeuristic(BatchedHeuristic):
-    """The Picchetto heuristic over float32 `(k, 442)` observations and int8 `(k, 65)` masks."""
+class _PicchettoRows(BatchedHeuristic):
+    """What the Picchetto ports share: the game, its action count and its one observation width."""
 
     game = "picchetto"
     num_actions = NUM_ACTIONS
 
     def _widths(self) -> dict[int, str]:
         return {OBS_SIZE: ""}
+
+
+class PicchettoBatchedHeuristic(_PicchettoRows):
+    """The Picchetto heuristic over float32 `(k, 442)` observations and int8 `(k, 65)` masks."""
 
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         act_rows(obs, mask, CONSTS, KEEP, CARD_TAB, SUIT_VALUE_TAB, RUN_LEN, out)
@@ -331,11 +339,7 @@ PicchettoHeuristic = PicchettoBatchedHeuristic
 def _greedy_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray) -> int:
     """`GreedyAgent.act` on one observation row `o` and its mask `m` (-1 if no action is legal)."""
     num_cards = card_tab.shape[1]
-    first_legal = -1
-    for a in range(m.shape[0]):
-        if m[a] != 0:
-            first_legal = a
-            break
+    first_legal = _first_legal(m)
     if first_legal < 0:
         return -1
     rank = card_tab[C_RANK]
@@ -371,16 +375,11 @@ def greedy_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab:
         out[i] = _greedy_row(obs[i], mask[i], consts, card_tab)
 
 
-class PicchettoBatchedGreedy(BatchedHeuristic):
+class PicchettoBatchedGreedy(_PicchettoRows):
     """The plain greedy Picchetto player (`agents.plain.picchetto.GreedyAgent`) over float32 `(k, 442)`
     observations and int8 `(k, 65)` masks: the same action on every row."""
 
     name = "plain"
-    game = "picchetto"
-    num_actions = NUM_ACTIONS
-
-    def _widths(self) -> dict[int, str]:
-        return {OBS_SIZE: ""}
 
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         greedy_rows(obs, mask, CONSTS, CARD_TAB, out)

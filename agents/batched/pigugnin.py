@@ -143,6 +143,21 @@ def _first_hit(row: np.ndarray, start: int, size: int) -> int:
 
 
 @nb.njit(cache=True, inline="always")
+def _read_trick(o: np.ndarray, k: np.ndarray, num_cards: int, trick: np.ndarray) -> int:
+    """decode's `trick`: the cards on the table in play order from the leader into `trick`; returns how many."""
+    n = k[K_N]
+    count = 0
+    leader = _first_hit(o, k[K_LEADER], n)
+    if leader >= 0:
+        for i in range(n):
+            card = _first_hit(o, k[K_TRICK] + num_cards * ((leader + i) % n), num_cards)
+            if card >= 0:
+                trick[count] = card
+                count += 1
+    return count
+
+
+@nb.njit(cache=True, inline="always")
 def _count(x: np.int64) -> int:
     """Number of set bits (`int.bit_count`)."""
     total = 0
@@ -204,14 +219,7 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
     unseen = k[K_FULL] ^ (in_hand | seen)
     pig_out = ((unseen >> pig) & 1) != 0
     trickless = round(np.float64(o[k[K_TRICKS]]) * k[K_HAND_SIZE]) == 0
-    count = 0
-    leader = _first_hit(o, k[K_LEADER], n)
-    if leader >= 0:
-        for i in range(n):
-            card = _first_hit(o, k[K_TRICK] + num_cards * ((leader + i) % n), num_cards)
-            if card >= 0:
-                trick[count] = card
-                count += 1
+    count = _read_trick(o, k, num_cards, trick)
 
     if count == 0:  # _lead
         if trickless:  # rule 2
@@ -308,15 +316,19 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np
         out[i] = _act_row(obs[i], mask[i], consts, card_tab, key_tab, trick, packed)
 
 
-class PigugninBatchedHeuristic(BatchedHeuristic):
-    """The Pigugnìn heuristic over float32 `(k, 546)` or `(k, 672)` observations (4 or 5 players,
-    read from the row's width as `decode` does) and int8 `(k, 40)` masks."""
+class _PigugninRows(BatchedHeuristic):
+    """What the Pigugnìn ports share: the game, its action count, the widths of 4 and 5 players."""
 
     game = "pigugnin"
     num_actions = NUM_ACTIONS
 
     def _widths(self) -> dict[int, str]:
         return {w: f"{n} players" for w, n in N_BY_WIDTH.items()}
+
+
+class PigugninBatchedHeuristic(_PigugninRows):
+    """The Pigugnìn heuristic over float32 `(k, 546)` or `(k, 672)` observations (4 or 5 players,
+    read from the row's width as `decode` does) and int8 `(k, 40)` masks."""
 
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         act_rows(obs, mask, CONSTS[N_BY_WIDTH[obs.shape[1]]], CARD_TAB, KEY_TAB, out)
@@ -350,14 +362,7 @@ def _ducking_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarr
     if first_legal < 0:
         return -1
     n = k[K_N]
-    count = 0
-    leader = _first_hit(o, k[K_LEADER], n)
-    if leader >= 0:
-        for i in range(n):
-            card = _first_hit(o, k[K_TRICK] + num_cards * ((leader + i) % n), num_cards)
-            if card >= 0:
-                trick[count] = card
-                count += 1
+    count = _read_trick(o, k, num_cards, trick)
     if count == 0:  # lead the weakest card
         return _pick(m, legal, duck_tab[D_STRENGTH], False)
     suit, strength = card_tab[C_SUIT], card_tab[C_STRENGTH]
@@ -388,16 +393,11 @@ def ducking_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab
         out[i] = _ducking_row(obs[i], mask[i], consts, card_tab, duck_tab, trick)
 
 
-class PigugninBatchedDucking(BatchedHeuristic):
+class PigugninBatchedDucking(_PigugninRows):
     """The plain ducking Pigugnìn player (`agents.plain.pigugnin.DuckingAgent`) over float32 `(k, 546)` or
     `(k, 672)` observations (4 or 5 players) and int8 `(k, 40)` masks: the same action on every row."""
 
     name = "plain"
-    game = "pigugnin"
-    num_actions = NUM_ACTIONS
-
-    def _widths(self) -> dict[int, str]:
-        return {w: f"{n} players" for w, n in N_BY_WIDTH.items()}
 
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         ducking_rows(obs, mask, CONSTS[N_BY_WIDTH[obs.shape[1]]], CARD_TAB, DUCK_TAB, out)
