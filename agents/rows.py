@@ -21,7 +21,7 @@ start's teacher), and anything else that steps many games (a vector env, search 
 | ``heuristic`` | the game's batched heuristic (``GameSpec.batched_heuristic``, ``batched_heuristic_class``; all three games have one), else ``AgentRows`` over the Python heuristic |
 | ``heuristic-python`` | ``AgentRows`` over the Python heuristic (``make_agent("heuristic", game)``), whatever exists |
 | ``heuristic-v1`` | the frozen numba port of the 0.1 heuristic (``GameSpec.batched_heuristic_v1``, ``agents/legacy/``) |
-| ``plain``, ``ducking``, ``greedy`` | ``AgentRows`` over that Python player (``agents/registry.py``): row by row, slow |
+| ``plain``, ``ducking``, ``greedy`` | the numba port of the game's plain player (``batched_plain_class``: the class named like the Python player, ``GameSpec.plain``, in the module of the game's batched heuristic; all three games have one), else ``AgentRows`` over the Python player |
 | ``ppo:PATH``, ``pretrained:GAME`` | ``ActorRows`` over the checkpoint's actor (safe format), greedy like ``make_agent`` |
 | (a network in memory) | ``ActorRows(actor, ...)``: greedy, or sampling its policy (self-play snapshots) |
 
@@ -52,6 +52,7 @@ from envs.core.errors import ConfigError
 from envs.registry import game_spec
 
 __all__ = ["OpponentPolicy", "MaskedRandom", "AgentRows", "ActorRows", "make_opponent", "batched_heuristic_class",
+           "batched_plain_class",
            "opponent_specs", "parse_opponents", "OPPONENT_SPECS"]
 
 OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "heuristic-v1", "plain", "ppo:PATH", "pretrained:GAME")
@@ -139,6 +140,16 @@ def batched_heuristic_class(game: str, kind: str = "batched_heuristic") -> type 
     return cls
 
 
+def batched_plain_class(game: str) -> type | None:
+    """The numba port of the game's plain player: the class named like the Python player (``GameSpec.plain``) in the
+    module of the game's batched heuristic (``GameSpec.batched_heuristic``), or None when there is none."""
+    spec = game_spec(game)
+    if spec.plain is None or spec.batched_heuristic is None:
+        return None
+    module = importlib.import_module(spec.batched_heuristic.partition(":")[0])
+    return getattr(module, spec.plain.partition(":")[2], None)
+
+
 def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any:
     """The ``OpponentPolicy`` of an opponent spec (see the module table); ``ConfigError`` if unknown."""
     from agents.registry import PLAIN_ALIASES, make_agent
@@ -162,7 +173,9 @@ def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any
         agent = make_agent(spec, game, seed=seed, flags=dict(flags))  # the safe loader and its checks
         return ActorRows(agent.actor, name=spec, greedy=True, seed=seed)
     if spec == "plain" or spec in PLAIN_ALIASES:
-        return AgentRows(make_agent(spec, game, seed=seed), name=spec)
+        agent = make_agent(spec, game, seed=seed)  # the checks of the spec (an alias of another game's player)
+        cls = batched_plain_class(game)
+        return cls(game, seed=seed, flags=dict(flags)) if cls is not None else AgentRows(agent, name=spec)
     raise ConfigError(f"unknown opponent {spec!r}; known opponents: {', '.join(OPPONENT_SPECS)}")
 
 

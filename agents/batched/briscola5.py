@@ -27,6 +27,10 @@ Randomness: none. The Python heuristic never draws from its generator (its decis
 function of the observation alone), so neither does this port; `seed` is accepted and ignored,
 and the same rows always give the same actions.
 
+The plain greedy player (`agents/plain/briscola5.py`, spec `plain`, alias `greedy`) has its port here too:
+`Briscola5BatchedGreedy` (exported as `GreedyAgent`, the Python player's class name, which `agents/rows.py`
+looks up), the section "the plain greedy player" at the end of this file.
+
 The tables (`BEATEN_BY`, `CHEAP`, `LOAD`, `BID_EV`, the estimate weights, the call order) are
 built from the Python heuristic's own, and every fact from another module (observation offsets,
 action ids, card tables, the rule constants) reaches the kernel as an argument, not as a global:
@@ -53,6 +57,7 @@ import numpy as np
 
 from agents import briscola5_heuristic as _py
 from agents.batched.base import BatchedHeuristic
+from agents.plain import briscola5 as _plain
 from envs.briscola5.game import (
     AUCTION,
     BID,
@@ -74,7 +79,8 @@ from envs.briscola5.game import (
 )
 from envs.briscola5.observation import LAYOUT, OBS_SIZE
 
-__all__ = ["Briscola5BatchedHeuristic", "Briscola5Heuristic", "act_rows"]
+__all__ = ["Briscola5BatchedHeuristic", "Briscola5Heuristic", "act_rows", "Briscola5BatchedGreedy", "GreedyAgent",
+           "greedy_rows"]
 
 # -- what the kernel receives ---------------------------------------------------------------
 # `consts` (int64): the indices below are this file's, the values come from game.py,
@@ -142,6 +148,24 @@ def _first_hit(row: np.ndarray, start: int, size: int) -> int:
 
 
 @nb.njit(cache=True, inline="always")
+def _first_legal(m: np.ndarray) -> int:
+    """The lowest legal action id, or -1."""
+    for a in range(m.shape[0]):
+        if m[a] != 0:
+            return a
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
+def _lowest_bid(m: np.ndarray, k: np.ndarray) -> int:
+    """The lowest legal bid id, or -1."""
+    for a in range(k[K_BID], k[K_BID] + k[K_NUM_BIDS]):
+        if m[a] != 0:
+            return a
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
 def _cheapest(m: np.ndarray, cheap: np.ndarray, num_cards: int) -> int:
     """`min(legal, key=CHEAP[trump])`: the first legal card of the lowest key, or -1."""
     best = -1
@@ -180,12 +204,7 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
              bid_ev: np.ndarray, ev_min: float, est: np.ndarray, table: np.ndarray, status: np.ndarray,
              score: np.ndarray, cards: np.ndarray) -> int:
     """The Python heuristic's `act` on one observation row `o` and its mask `m` (-1 if no action is legal)."""
-    num_actions = m.shape[0]
-    first_legal = -1
-    for a in range(num_actions):
-        if m[a] != 0:
-            first_legal = a
-            break
+    first_legal = _first_legal(m)
     if first_legal < 0:
         return -1
     phase = _first_hit(o, k[K_PHASE], 4)
@@ -197,11 +216,7 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
     num_cards = card_tab.shape[1]
 
     if phase == k[K_AUCTION]:
-        lowest = -1
-        for a in range(k[K_BID], k[K_BID] + k[K_NUM_BIDS]):
-            if m[a] != 0:
-                lowest = a
-                break
+        lowest = _lowest_bid(m, k)
         if lowest < 0:
             return k[K_PASS]
         trump = _best_trump(o, k, card_tab, est)
@@ -407,8 +422,8 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np
                           cards)
 
 
-class Briscola5BatchedHeuristic(BatchedHeuristic):
-    """The Briscola heuristic over float32 `(k, 1169)` observations and int8 `(k, 143)` masks."""
+class _Briscola5Rows(BatchedHeuristic):
+    """What the Briscola ports share: the game, its action count and its one observation width."""
 
     game = "briscola5"
     num_actions = NUM_ACTIONS
@@ -416,8 +431,131 @@ class Briscola5BatchedHeuristic(BatchedHeuristic):
     def _widths(self) -> dict[int, str]:
         return {OBS_SIZE: ""}
 
+
+class Briscola5BatchedHeuristic(_Briscola5Rows):
+    """The Briscola heuristic over float32 `(k, 1169)` observations and int8 `(k, 143)` masks."""
+
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         act_rows(obs, mask, CONSTS, CARD_TAB, TRUMP_TAB, BID_EV, EV_MIN, out)
 
 #: The name `agents/rows.py` looks up (the Python heuristic's class name).
 Briscola5Heuristic = Briscola5BatchedHeuristic
+
+
+# -- the plain greedy player (agents/plain/briscola5.py) ---------------------------------------
+# Its rules (module docstring of the Python player): forfeit a 0-point hand; bid the lowest legal bid on a
+# strong enough hand; call the strongest card of its suit it lacks; take a trick that holds points with the
+# cheapest winner, else throw the cheapest card. Its tables come from the Python player's own.
+
+#: the bid limit's base: `GreedyAgent._bid` bids while `bid_value <= PLAIN_BASE_BID + strength - THRESHOLD`
+PLAIN_BASE_BID = 61
+(G_THRESHOLD, G_PER_CARD, G_BASE_BID) = range(3)
+GREEDY_CONSTS = np.array([_plain.THRESHOLD, _plain.PER_CARD, PLAIN_BASE_BID], dtype=np.int64)
+#: `GREEDY_COST[trump, c]`: the dense rank of `COST[trump][c]` (lowest: the cheapest card)
+GREEDY_COST = np.array([_dense_ranks(_plain.COST[t]) for t in range(DECK.num_suits)], dtype=np.int64)
+#: `GREEDY_CALL[suit, j]`: the cards of `suit` from the strongest rank down (the call's order)
+GREEDY_CALL = np.array([[DECK.card(s, r) for r in _plain.RANKS_STRONGEST_FIRST] for s in range(DECK.num_suits)],
+                       dtype=np.int64)
+#: `BID_VALUE[j]`: the value of the bid id `BID + j`
+BID_VALUE = np.array([_plain.bid_value(a) for a in BID_IDS], dtype=np.int64)
+
+
+@nb.njit(cache=True)
+def _greedy_suit(o: np.ndarray, k: np.ndarray, card_tab: np.ndarray, count: np.ndarray, pts: np.ndarray) -> int:
+    """`bid_suit(hand)`: the suit of the most cards (then more points in it, then the higher suit)."""
+    for s in range(k[K_NUM_SUITS]):
+        count[s] = 0
+        pts[s] = 0
+    for c in range(card_tab.shape[1]):
+        if o[k[K_HAND] + c] != 0:
+            count[card_tab[C_SUIT, c]] += 1
+            pts[card_tab[C_SUIT, c]] += card_tab[C_POINTS, c]
+    best = 0
+    for s in range(1, k[K_NUM_SUITS]):
+        if count[s] > count[best] or (count[s] == count[best] and pts[s] >= pts[best]):
+            best = s
+    return best
+
+
+@nb.njit(cache=True)
+def _greedy_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, g: np.ndarray, card_tab: np.ndarray, cost: np.ndarray,
+                call_order: np.ndarray, bid_value: np.ndarray, count: np.ndarray, pts: np.ndarray,
+                cards: np.ndarray) -> int:
+    """`GreedyAgent.act` on one observation row `o` and its mask `m` (-1 if no action is legal)."""
+    first_legal = _first_legal(m)
+    if first_legal < 0:
+        return -1
+    phase = _first_hit(o, k[K_PHASE], 4)
+    if phase == k[K_FORFEIT_CHECK]:
+        return k[K_FORFEIT] if m[k[K_FORFEIT]] != 0 else k[K_NO_FORFEIT]
+    num_cards = card_tab.shape[1]
+    if phase == k[K_AUCTION]:
+        lowest = _lowest_bid(m, k)
+        if lowest < 0:
+            return k[K_PASS]
+        suit = _greedy_suit(o, k, card_tab, count, pts)
+        strength = g[G_PER_CARD] * count[suit]
+        for s in range(k[K_NUM_SUITS]):
+            strength += pts[s]
+        ok = strength >= g[G_THRESHOLD] and bid_value[lowest - k[K_BID]] <= g[G_BASE_BID] + strength - g[G_THRESHOLD]
+        return lowest if ok else k[K_PASS]
+    if phase == k[K_CALL_CARD]:
+        suit = _greedy_suit(o, k, card_tab, count, pts)
+        for j in range(k[K_NUM_RANKS]):
+            card = call_order[suit, j]
+            if o[k[K_HAND] + card] == 0 and m[k[K_CALL] + card] != 0:
+                return k[K_CALL] + card
+        return first_legal
+    # trick play: the trick in play order from the leader (decode's `trick`)
+    n = k[K_N]
+    trump = _first_hit(o, k[K_TRUMP], k[K_NUM_SUITS])
+    cheap = cost[trump]
+    leader = _first_hit(o, k[K_LEADER], n)
+    size = 0
+    if leader >= 0:
+        for r in range(n):
+            if _first_hit(o, k[K_TRICK] + num_cards * r, num_cards) >= 0:
+                size += 1
+    points = 0
+    for i in range(size):
+        cards[i] = _first_hit(o, k[K_TRICK] + num_cards * ((leader + i) % n), num_cards)
+        points += card_tab[C_POINTS, cards[i]]
+    if size > 0 and points > 0:
+        win = cards[0]
+        for i in range(1, size):
+            if _beats(cards[i], win, trump, card_tab):
+                win = cards[i]
+        take = -1
+        for c in range(num_cards):
+            if m[c] != 0 and _beats(c, win, trump, card_tab) and (take < 0 or cheap[c] < cheap[take]):
+                take = c
+        if take >= 0:
+            return take
+    return _cheapest(m, cheap, num_cards)
+
+
+@nb.njit(cache=True)
+def greedy_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, greedy_consts: np.ndarray,
+                card_tab: np.ndarray, cost: np.ndarray, call_order: np.ndarray, bid_value: np.ndarray,
+                out: np.ndarray) -> None:
+    """`out[i]` = the plain greedy player's action on `obs[i]`, `mask[i]` (-1 where the mask row is all zeros)."""
+    count = np.zeros(consts[K_NUM_SUITS], dtype=np.int64)
+    pts = np.zeros(consts[K_NUM_SUITS], dtype=np.int64)
+    cards = np.zeros(consts[K_N], dtype=np.int64)
+    for i in range(obs.shape[0]):
+        out[i] = _greedy_row(obs[i], mask[i], consts, greedy_consts, card_tab, cost, call_order, bid_value, count,
+                             pts, cards)
+
+
+class Briscola5BatchedGreedy(_Briscola5Rows):
+    """The plain greedy Briscola player (`agents.plain.briscola5.GreedyAgent`) over float32 `(k, 1169)`
+    observations and int8 `(k, 143)` masks: the same action on every row."""
+
+    name = "plain"
+
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        greedy_rows(obs, mask, CONSTS, GREEDY_CONSTS, CARD_TAB, GREEDY_COST, GREEDY_CALL, BID_VALUE, out)
+
+
+#: The name `agents/rows.py` looks up (the Python plain player's class name).
+GreedyAgent = Briscola5BatchedGreedy

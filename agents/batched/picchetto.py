@@ -32,6 +32,10 @@ Randomness: none. The Python heuristic never draws from its generator (its decis
 function of the observation alone), so neither does this port; `seed` is accepted and ignored,
 and the same rows always give the same actions.
 
+The plain greedy player (`agents/plain/picchetto.py`, spec `plain`, alias `greedy`) has its port here too:
+`PicchettoBatchedGreedy` (exported as `GreedyAgent`, the Python player's class name, which `agents/rows.py`
+looks up), the section "the plain greedy player" at the end of this file.
+
 Every fact from another module (observation offsets, action ids, card tables, the heuristic's
 constants) reaches the kernel as an argument, not as a global: numba's on-disk cache
 (`cache=True`) freezes globals and notices changes to this file only, so a change to the layout
@@ -73,7 +77,8 @@ from envs.picchetto.game import (
 )
 from envs.picchetto.observation import LAYOUT, OBS_SIZE
 
-__all__ = ["PicchettoBatchedHeuristic", "PicchettoHeuristic", "act_rows"]
+__all__ = ["PicchettoBatchedHeuristic", "PicchettoHeuristic", "act_rows", "PicchettoBatchedGreedy", "GreedyAgent",
+           "greedy_rows"]
 
 # -- what the kernel receives ---------------------------------------------------------------
 # `consts` (int64): the indices below are this file's, the values come from game.py and
@@ -131,6 +136,15 @@ def _first_hit(row: np.ndarray, start: int, size: int) -> int:
     for j in range(size):
         if row[start + j] != 0:
             return j
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
+def _first_legal(m: np.ndarray) -> int:
+    """The lowest legal action id, or -1."""
+    for a in range(m.shape[0]):
+        if m[a] != 0:
+            return a
     return -1
 
 
@@ -283,14 +297,9 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, keep: np.nda
     num_cards = card_tab.shape[1]
     values = np.zeros(num_cards, dtype=np.int64)
     work = np.zeros(consts[K_NUM_SUITS] + consts[K_NUM_RANKS], dtype=np.int64)
-    num_actions = mask.shape[1]
     for i in range(obs.shape[0]):
         o, m = obs[i], mask[i]
-        first_legal = -1
-        for a in range(num_actions):
-            if m[a] != 0:
-                first_legal = a
-                break
+        first_legal = _first_legal(m)
         if first_legal < 0:
             out[i] = -1
         elif first_legal >= consts[K_DISCARD]:
@@ -299,8 +308,8 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, keep: np.nda
             out[i] = _play(o, m, consts, card_tab, work)
 
 
-class PicchettoBatchedHeuristic(BatchedHeuristic):
-    """The Picchetto heuristic over float32 `(k, 442)` observations and int8 `(k, 65)` masks."""
+class _PicchettoRows(BatchedHeuristic):
+    """What the Picchetto ports share: the game, its action count and its one observation width."""
 
     game = "picchetto"
     num_actions = NUM_ACTIONS
@@ -308,9 +317,73 @@ class PicchettoBatchedHeuristic(BatchedHeuristic):
     def _widths(self) -> dict[int, str]:
         return {OBS_SIZE: ""}
 
+
+class PicchettoBatchedHeuristic(_PicchettoRows):
+    """The Picchetto heuristic over float32 `(k, 442)` observations and int8 `(k, 65)` masks."""
+
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         act_rows(obs, mask, CONSTS, KEEP, CARD_TAB, SUIT_VALUE_TAB, RUN_LEN, out)
 
 
 #: The name `agents/rows.py` looks up (the Python heuristic's class name).
 PicchettoHeuristic = PicchettoBatchedHeuristic
+
+
+# -- the plain greedy player (agents/plain/picchetto.py) ---------------------------------------
+# Its rules (module docstring of the Python player): discard the lowest card while a discard is legal; lead
+# the highest card; follow with the cheapest winner, else the lowest card. "Lowest" is the key (rank, card id),
+# "highest" (-rank, card id): a scan in id order that replaces its choice only on a strictly better rank.
+
+
+@nb.njit(cache=True)
+def _greedy_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray) -> int:
+    """`GreedyAgent.act` on one observation row `o` and its mask `m` (-1 if no action is legal)."""
+    num_cards = card_tab.shape[1]
+    first_legal = _first_legal(m)
+    if first_legal < 0:
+        return -1
+    rank = card_tab[C_RANK]
+    if first_legal >= k[K_DISCARD]:  # exchange: the lowest discard while any is legal
+        best = -1
+        for c in range(num_cards):
+            if m[k[K_DISCARD] + c] != 0 and (best < 0 or rank[c] < rank[best]):
+                best = c
+        return k[K_END_EXCHANGE] if best < 0 else k[K_DISCARD] + best
+    led = _first_hit(o, k[K_TRICK], num_cards)
+    best = -1
+    if led < 0:  # lead the highest card
+        for c in range(num_cards):
+            if m[c] != 0 and (best < 0 or rank[c] > rank[best]):
+                best = c
+        return best
+    for c in range(num_cards):  # the cheapest winner
+        if (m[c] != 0 and card_tab[C_SUIT, c] == card_tab[C_SUIT, led] and rank[c] > rank[led]
+                and (best < 0 or rank[c] < rank[best])):
+            best = c
+    if best >= 0:
+        return best
+    for c in range(num_cards):  # the lowest card
+        if m[c] != 0 and (best < 0 or rank[c] < rank[best]):
+            best = c
+    return best
+
+
+@nb.njit(cache=True)
+def greedy_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np.ndarray, out: np.ndarray) -> None:
+    """`out[i]` = the plain greedy player's action on `obs[i]`, `mask[i]` (-1 where the mask row is all zeros)."""
+    for i in range(obs.shape[0]):
+        out[i] = _greedy_row(obs[i], mask[i], consts, card_tab)
+
+
+class PicchettoBatchedGreedy(_PicchettoRows):
+    """The plain greedy Picchetto player (`agents.plain.picchetto.GreedyAgent`) over float32 `(k, 442)`
+    observations and int8 `(k, 65)` masks: the same action on every row."""
+
+    name = "plain"
+
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        greedy_rows(obs, mask, CONSTS, CARD_TAB, out)
+
+
+#: The name `agents/rows.py` looks up (the Python plain player's class name).
+GreedyAgent = PicchettoBatchedGreedy

@@ -33,6 +33,10 @@ Randomness: none. The Python heuristic never draws from its generator (its decis
 function of the observation alone), so neither does this port; `seed` is accepted and ignored,
 and the same rows always give the same actions.
 
+The plain ducking player (`agents/plain/pigugnin.py`, spec `plain`, alias `ducking`) has its port here too:
+`PigugninBatchedDucking` (exported as `DuckingAgent`, the Python player's class name, which `agents/rows.py`
+looks up), the section "the plain ducking player" at the end of this file.
+
 Every fact from another module (observation offsets per player count, card tables, the key
 ranks) reaches the kernel as an argument, not as a global: numba's on-disk cache (`cache=True`)
 freezes globals and notices changes to this file only, so a change to the layout or to the
@@ -58,10 +62,12 @@ import numpy as np
 
 from agents import pigugnin_heuristic as _py
 from agents.batched.base import BatchedHeuristic
+from agents.plain import pigugnin as _plain
 from envs.pigugnin.game import DECK, PIGUGNIN, POINTS, STRENGTH, PigugninGame
 from envs.pigugnin.observation import LAYOUTS
 
-__all__ = ["PigugninBatchedHeuristic", "PigugninHeuristic", "act_rows"]
+__all__ = ["PigugninBatchedHeuristic", "PigugninHeuristic", "act_rows", "PigugninBatchedDucking", "DuckingAgent",
+           "ducking_rows"]
 
 NUM_ACTIONS = PigugninGame.num_actions
 SUIT = DECK.suit_of
@@ -137,6 +143,21 @@ def _first_hit(row: np.ndarray, start: int, size: int) -> int:
 
 
 @nb.njit(cache=True, inline="always")
+def _read_trick(o: np.ndarray, k: np.ndarray, num_cards: int, trick: np.ndarray) -> int:
+    """decode's `trick`: the cards on the table in play order from the leader into `trick`; returns how many."""
+    n = k[K_N]
+    count = 0
+    leader = _first_hit(o, k[K_LEADER], n)
+    if leader >= 0:
+        for i in range(n):
+            card = _first_hit(o, k[K_TRICK] + num_cards * ((leader + i) % n), num_cards)
+            if card >= 0:
+                trick[count] = card
+                count += 1
+    return count
+
+
+@nb.njit(cache=True, inline="always")
 def _count(x: np.int64) -> int:
     """Number of set bits (`int.bit_count`)."""
     total = 0
@@ -198,14 +219,7 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
     unseen = k[K_FULL] ^ (in_hand | seen)
     pig_out = ((unseen >> pig) & 1) != 0
     trickless = round(np.float64(o[k[K_TRICKS]]) * k[K_HAND_SIZE]) == 0
-    count = 0
-    leader = _first_hit(o, k[K_LEADER], n)
-    if leader >= 0:
-        for i in range(n):
-            card = _first_hit(o, k[K_TRICK] + num_cards * ((leader + i) % n), num_cards)
-            if card >= 0:
-                trick[count] = card
-                count += 1
+    count = _read_trick(o, k, num_cards, trick)
 
     if count == 0:  # _lead
         if trickless:  # rule 2
@@ -302,9 +316,8 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np
         out[i] = _act_row(obs[i], mask[i], consts, card_tab, key_tab, trick, packed)
 
 
-class PigugninBatchedHeuristic(BatchedHeuristic):
-    """The Pigugnìn heuristic over float32 `(k, 546)` or `(k, 672)` observations (4 or 5 players,
-    read from the row's width as `decode` does) and int8 `(k, 40)` masks."""
+class _PigugninRows(BatchedHeuristic):
+    """What the Pigugnìn ports share: the game, its action count, the widths of 4 and 5 players."""
 
     game = "pigugnin"
     num_actions = NUM_ACTIONS
@@ -312,8 +325,83 @@ class PigugninBatchedHeuristic(BatchedHeuristic):
     def _widths(self) -> dict[int, str]:
         return {w: f"{n} players" for w, n in N_BY_WIDTH.items()}
 
+
+class PigugninBatchedHeuristic(_PigugninRows):
+    """The Pigugnìn heuristic over float32 `(k, 546)` or `(k, 672)` observations (4 or 5 players,
+    read from the row's width as `decode` does) and int8 `(k, 40)` masks."""
+
     def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         act_rows(obs, mask, CONSTS[N_BY_WIDTH[obs.shape[1]]], CARD_TAB, KEY_TAB, out)
 
 #: The name `agents/rows.py` looks up (the Python heuristic's class name).
 PigugninHeuristic = PigugninBatchedHeuristic
+
+
+# -- the plain ducking player (agents/plain/pigugnin.py) ---------------------------------------
+# Its rules (module docstring of the Python player): lead the weakest card; when void throw the most dangerous;
+# duck with the strongest card that loses; with only winners, the weakest, or last to play the most dangerous
+# but JS. Its three card keys are dense ranks (`DUCK_TAB`), built from the Python player's own key functions.
+D_STRENGTH, D_DANGER, D_LAST = range(3)
+DUCK_TAB = np.array([_dense_ranks([STRENGTH[c] for c in range(DECK.size)]),
+                     _dense_ranks([_plain.danger(c) for c in range(DECK.size)]),
+                     _dense_ranks([(c != PIGUGNIN, *_plain.danger(c)) for c in range(DECK.size)])], dtype=np.int64)
+
+
+@nb.njit(cache=True)
+def _ducking_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, duck_tab: np.ndarray,
+                 trick: np.ndarray) -> int:
+    """`DuckingAgent.act` on one observation row `o` and its mask `m` (-1 if no action is legal)."""
+    num_cards = m.shape[0]
+    legal = np.int64(0)
+    first_legal = -1
+    for c in range(num_cards):
+        if m[c] != 0:
+            legal |= np.int64(1) << c
+            if first_legal < 0:
+                first_legal = c
+    if first_legal < 0:
+        return -1
+    n = k[K_N]
+    count = _read_trick(o, k, num_cards, trick)
+    if count == 0:  # lead the weakest card
+        return _pick(m, legal, duck_tab[D_STRENGTH], False)
+    suit, strength = card_tab[C_SUIT], card_tab[C_STRENGTH]
+    led = suit[trick[0]]
+    if suit[first_legal] != led:  # void: the most dangerous card
+        return _pick(m, legal, duck_tab[D_DANGER], True)
+    best = -1
+    for i in range(count):
+        if suit[trick[i]] == led and strength[trick[i]] > best:
+            best = strength[trick[i]]
+    duckers = np.int64(0)
+    for c in range(num_cards):
+        if m[c] != 0 and strength[c] < best:
+            duckers |= np.int64(1) << c
+    if duckers != 0:  # the strongest card that still loses
+        return _pick(m, duckers, duck_tab[D_STRENGTH], True)
+    if count == n - 1:  # last to play, the trick is ours: the most dangerous card but JS
+        return _pick(m, legal, duck_tab[D_LAST], True)
+    return _pick(m, legal, duck_tab[D_STRENGTH], False)
+
+
+@nb.njit(cache=True)
+def ducking_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np.ndarray, duck_tab: np.ndarray,
+                 out: np.ndarray) -> None:
+    """`out[i]` = the plain ducking player's action on `obs[i]`, `mask[i]` (-1 where the mask row is all zeros)."""
+    trick = np.empty(consts[K_N], dtype=np.int64)
+    for i in range(obs.shape[0]):
+        out[i] = _ducking_row(obs[i], mask[i], consts, card_tab, duck_tab, trick)
+
+
+class PigugninBatchedDucking(_PigugninRows):
+    """The plain ducking Pigugnìn player (`agents.plain.pigugnin.DuckingAgent`) over float32 `(k, 546)` or
+    `(k, 672)` observations (4 or 5 players) and int8 `(k, 40)` masks: the same action on every row."""
+
+    name = "plain"
+
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        ducking_rows(obs, mask, CONSTS[N_BY_WIDTH[obs.shape[1]]], CARD_TAB, DUCK_TAB, out)
+
+
+#: The name `agents/rows.py` looks up (the Python plain player's class name).
+DuckingAgent = PigugninBatchedDucking
