@@ -214,7 +214,20 @@ def test_cli_errors_and_help():
     assert "--total_timesteps (default: 200000)" in out.stdout and "learner decisions to train for" in out.stdout
 
 
-@pytest.mark.parametrize("path", sorted(str(p.relative_to(ROOT)) for p in (ROOT / "configs").glob("*/*.yaml")))
+TRAINER_CONFIGS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "configs").glob("*/*.yaml") if p.stem != "exploit")
+
+
+@pytest.mark.parametrize("game", sorted(p.parent.name for p in (ROOT / "configs").glob("*/exploit.yaml")))
+def test_committed_probe_configs_are_valid(game):
+    """configs/<game>/exploit.yaml are the exploitability probe's (train/exploit/config.py), not a trainer's."""
+    from train.exploit.config import learner_args, load_probe_config
+
+    cfg = load_probe_config(game)
+    args, _ = learner_args(cfg, "heuristic")
+    assert cfg.game == game and args.game == game
+
+
+@pytest.mark.parametrize("path", TRAINER_CONFIGS)
 def test_committed_configs_are_valid(path):
     """Each config names its trainer and is valid for it (the checks of every trainer need neither torch nor Ray)."""
     from train.dispatch import trainer_of
