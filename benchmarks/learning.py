@@ -168,7 +168,7 @@ def study(args: argparse.Namespace, results: dict, save: Any) -> None:
             if entry.setdefault("origin", origin) != origin:  # another run than the figures': measure again
                 entry.update(origin=origin, points={})
             entry.update(run=str(folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder),
-                         wall_s=_wall(folder), steps=_steps(folder))
+                         wall_s=_wall(folder), steps=_steps(folder), meta=results[game]["_meta"])
             for budget in args.budgets:
                 evaluate_point(args, game, recipe, budget, entry["points"].setdefault(str(budget), {}), save)
 
@@ -232,8 +232,9 @@ def report(results: dict, out: Path) -> None:
     for game, by_recipe in ((g, results[g]) for g in GAMES if g in results):
         meta = by_recipe.get("_meta", {})
         entries = {k: v for k, v in by_recipe.items() if not k.startswith("_")}
-        lines += [f"## {game}", "", f"Produced by `{meta.get('command')}` (started {meta.get('when')}; commit "
-                  f"{meta.get('commit')}; {meta.get('machine')}; {meta.get('versions')}).", "",
+        lines += [f"## {game}", "", f"Each recipe's figures come from the command next to its run below (the last "
+                  f"one: started {meta.get('when')}; commit {meta.get('commit')}; {meta.get('machine')}; "
+                  f"{meta.get('versions')}).", "",
                   f"![{game}](learning_{game}.png)", "",
                   "| recipe | learner steps | vs heuristic | deals | vs PIMC | deals | caller | contracts made "
                   "| caller (vs heuristic) | contracts made (vs heuristic) |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -244,10 +245,12 @@ def report(results: dict, out: Path) -> None:
                              f"{p.get('heuristic', {}).get('n_deals', '-')} | {fmt(pimc.get('margin'))} | "
                              f"{pimc.get('n_deals', '-')} | {_pct(pimc.get('caller'))} | {_pct(pimc.get('made'))} | "
                              f"{_pct(p.get('roles', {}).get('caller'))} | {_pct(p.get('roles', {}).get('made'))} |")
-        lines += ["", "| recipe | run | steps trained | wall time |", "|---|---|---|---|"]
+        lines += ["", "| recipe | run | steps trained | wall time | command (commit, started) |", "|---|---|---|---|---|"]
         for recipe, entry in entries.items():
+            m = entry.get("meta", meta)  # the command that last trained or measured this recipe
             lines.append(f"| {recipe} | `{entry['run']}` | {entry.get('steps', 0):,} | "
-                         f"{entry.get('wall_s', 0) / 60:.1f} min |")
+                         f"{entry.get('wall_s', 0) / 60:.1f} min | `{m.get('command')}` ({m.get('commit')}, "
+                         f"{m.get('when')}) |")
         lines.append("")
         plot(game, entries, out.with_name(f"learning_{game}.png"))
     out.write_text("\n".join(lines))
