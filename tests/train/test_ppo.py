@@ -235,7 +235,7 @@ def test_committed_configs_are_valid(path):
 
     name = trainer_of(["--config", str(ROOT / path)])
     stem = Path(path).stem
-    batched = "batched" in stem or "pretrained" in stem or stem == "learning"  # learning: the scaling study's recipes
+    batched = "batched" in stem or "pretrained" in stem or stem.startswith("learning")  # learning*: the scaling study's recipes
     assert name == ("rllib" if stem.startswith("rllib") else "batched" if batched else "sb3")
     trainer = trainer_module(name)
     args = load_config(trainer.Args, ROOT / path)
