@@ -17,6 +17,7 @@ Each checkpoint at a budget of ``--budgets`` then faces a fixed panel:
 | heuristic | ``train.evaluation.batched.batched_margin``: ``--heuristic-deals`` duplicate deals on the batched engine, the checkpoint alone at each seat in turn among the current heuristic's numba port | margin per hand, 95% interval |
 | PIMC | ``train.evaluate.evaluate``: ``--pimc-deals`` duplicate deals through the AEC env, the checkpoint alone among PIMC players at their default budget (only at the budgets of ``--pimc-at``) | margin per hand, 95% interval; Briscola's roles |
 | roles | the same against the heuristic, ``--roles-deals`` deals (``--pimc-at`` budgets; games that count roles) | Briscola's caller and contract-made rates |
+| growth | ``batched_margin`` again: the checkpoint alone among copies of the same run's ``--growth-from`` checkpoint (10M), ``--heuristic-deals`` deals (larger budgets only) | does more compute beat less, on the same deals: margin per hand, 95% interval |
 
 Margins follow the evaluation tool: in the zero-sum games (Briscola, Picchetto) the player's own reward per hand;
 in Pigugnìn its reward minus the field's mean per seat in the same games (busche paid less than the field). One
@@ -138,6 +139,17 @@ def heuristic_panel(game: str, flags: dict, checkpoint: Path, deals: int, seed: 
     return batched_margin(game, flags, player, "heuristic", deals, seed)
 
 
+def growth_panel(game: str, flags: dict, checkpoint: Path, earlier: Path, deals: int, seed: int) -> dict:
+    """The checkpoint alone among copies of an earlier checkpoint of the same run (both greedy), on the batched
+    engine: does the larger budget beat the smaller one, on the same duplicate deals?"""
+    from agents.checkpoint import load_actor
+    from agents.rows import ActorRows
+    from train.evaluation.batched import batched_margin
+
+    player = ActorRows(load_actor(checkpoint)[0], name=checkpoint.name, greedy=True)
+    return batched_margin(game, flags, player, f"ppo:{earlier}", deals, seed)
+
+
 def aec_panel(game: str, flags: dict, checkpoint: Path, field: str, deals: int, seed: int, workers: int) -> dict:
     """The checkpoint alone among ``field`` players through the AEC evaluation tool: its margin per hand and,
     where the game counts them (Briscola), its roles."""
@@ -165,12 +177,16 @@ def study(args: argparse.Namespace, results: dict, save: Any) -> None:
             folder = train(args.runs, game, recipe, max(args.budgets), args.seed, extra)
             origin = run_folders(args.runs, game, recipe)[0].name
             entry = results.setdefault(game, {}).setdefault(recipe, {"points": {}})
+            before = json.dumps({k: v for k, v in entry.items() if k != "meta"}, sort_keys=True)
             if entry.setdefault("origin", origin) != origin:  # another run than the figures': measure again
                 entry.update(origin=origin, points={})
             entry.update(run=str(folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder),
-                         wall_s=_wall(folder), steps=_steps(folder), meta=results[game]["_meta"])
+                         wall_s=_wall(folder), steps=_steps(folder))
             for budget in args.budgets:
                 evaluate_point(args, game, recipe, budget, entry["points"].setdefault(str(budget), {}), save)
+            if json.dumps({k: v for k, v in entry.items() if k != "meta"}, sort_keys=True) != before:
+                entry["meta"] = results[game]["_meta"]  # this command trained or measured the recipe
+                save()
 
 
 def evaluate_point(args: argparse.Namespace, game: str, recipe: str, budget: int, point: dict, save: Any) -> None:
@@ -180,6 +196,13 @@ def evaluate_point(args: argparse.Namespace, game: str, recipe: str, budget: int
     if "heuristic" not in point:
         point["heuristic"] = heuristic_panel(game, flags, ckpt, args.heuristic_deals, args.seed)
         print(f"{game} {recipe} {budget:,}: vs heuristic {point['heuristic']['mean']:+.3f}", flush=True)
+        save()
+    if args.growth_from and budget > args.growth_from and "growth" not in point:
+        earlier = checkpoint_of(args.runs, game, recipe, args.growth_from)
+        point["growth"] = {**growth_panel(game, flags, ckpt, earlier, args.heuristic_deals, args.seed),
+                           "against": args.growth_from}
+        print(f"{game} {recipe} {budget:,}: vs its {args.growth_from:,}-step checkpoint "
+              f"{point['growth']['mean']:+.3f}", flush=True)
         save()
     if budget in args.pimc_at and "pimc" not in point:
         point["pimc"] = aec_panel(game, flags, ckpt, "pimc", args.pimc_deals, args.seed, args.workers)
@@ -237,14 +260,16 @@ def report(results: dict, out: Path) -> None:
                   f"{meta.get('versions')}).", "",
                   f"![{game}](learning_{game}.png)", "",
                   "| recipe | learner steps | vs heuristic | deals | vs PIMC | deals | caller | contracts made "
-                  "| caller (vs heuristic) | contracts made (vs heuristic) |", "|---|---|---|---|---|---|---|---|---|---|"]
+                  "| caller (vs heuristic) | contracts made (vs heuristic) | vs its earlier checkpoint |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for recipe, entry in entries.items():
             for budget, p in sorted(entry["points"].items(), key=lambda kv: int(kv[0])):
                 pimc = p.get("pimc", {})
                 lines.append(f"| {recipe} | {int(budget):,} | {fmt(p.get('heuristic'))} | "
                              f"{p.get('heuristic', {}).get('n_deals', '-')} | {fmt(pimc.get('margin'))} | "
                              f"{pimc.get('n_deals', '-')} | {_pct(pimc.get('caller'))} | {_pct(pimc.get('made'))} | "
-                             f"{_pct(p.get('roles', {}).get('caller'))} | {_pct(p.get('roles', {}).get('made'))} |")
+                             f"{_pct(p.get('roles', {}).get('caller'))} | {_pct(p.get('roles', {}).get('made'))} | "
+                             f"{_growth(p.get('growth'))} |")
         lines += ["", "| recipe | run | steps trained | wall time | command (commit, started) |", "|---|---|---|---|---|"]
         for recipe, entry in entries.items():
             m = entry.get("meta", meta)  # the command that last trained or measured this recipe
@@ -254,6 +279,10 @@ def report(results: dict, out: Path) -> None:
         lines.append("")
         plot(game, entries, out.with_name(f"learning_{game}.png"))
     out.write_text("\n".join(lines))
+
+
+def _growth(iv: dict | None) -> str:
+    return "-" if not iv else f"{fmt(iv)} vs {iv['against']:,} ({iv['n_deals']} deals)"
 
 
 def _pct(iv: dict | None) -> str:
@@ -291,6 +320,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "learning.md")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="more config keys for new runs (e.g. num_envs=64: a smaller study; not for published figures)")
+    p.add_argument("--growth-from", type=int, default=10_000_000,
+                   help="each larger budget's checkpoint also plays alone among copies of this budget's "
+                        "(--heuristic-deals batched deals; 0: never)")
     p.add_argument("--report-only", action="store_true")
     args = p.parse_args(argv)
     results = json.loads(args.json.read_text()) if args.json.is_file() else {}

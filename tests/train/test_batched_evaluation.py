@@ -53,20 +53,23 @@ def test_the_scaling_study_trains_evaluates_and_reports(tmp_path, monkeypatch):
     import learning
 
     out, js = tmp_path / "learning.md", tmp_path / "learning.json"
-    argv = ["--games", "picchetto", "--recipes", "ppo", "dmc", "--budgets", "1000", "--pimc-at", "1000",
-            "--heuristic-deals", "16", "--pimc-deals", "2", "--runs", str(tmp_path / "runs"), "--json", str(js),
-            "--out", str(out), "--set", "num_envs=16", "bc_episodes=16", "checkpoint_at=[1000]", "eval_deals=2",
-            "final_deals=2", "net_arch=[16]"]
+    argv = ["--games", "picchetto", "--recipes", "ppo", "dmc", "--budgets", "1000", "2000", "--pimc-at", "1000",
+            "--growth-from", "1000", "--heuristic-deals", "16", "--pimc-deals", "2", "--runs", str(tmp_path / "runs"),
+            "--json", str(js), "--out", str(out), "--set", "num_envs=16", "bc_episodes=16", "checkpoint_at=[1000,2000]",
+            "eval_deals=2", "final_deals=2", "net_arch=[16]"]
     learning.main(argv)
     results = json.loads(js.read_text())
     for recipe in ("ppo", "dmc"):
         point = results["picchetto"][recipe]["points"]["1000"]
         assert point["heuristic"]["n_deals"] == 16 and point["pimc"]["n_deals"] == 2
-        assert -200 < point["pimc"]["margin"]["mean"] < 200
+        assert -200 < point["pimc"]["margin"]["mean"] < 200 and "growth" not in point
+        growth = results["picchetto"][recipe]["points"]["2000"]["growth"]  # 2,000 steps alone among the 1,000-step
+        assert growth["against"] == 1000 and growth["n_deals"] == 16 and growth["low"] <= growth["mean"] <= growth["high"]
+        assert results["picchetto"][recipe]["meta"]["command"].startswith("python benchmarks/learning.py --games")
     text = out.read_text()
     assert "| ppo | 1,000 |" in text and "| dmc | 1,000 |" in text and (tmp_path / "learning_picchetto.png").is_file()
     learning.main([*argv])  # finished runs and evaluations are reused, not redone
     again = json.loads(js.read_text())["picchetto"]
     assert {k: v for k, v in again.items() if k != "_meta"} == {k: v for k, v in results["picchetto"].items() if k != "_meta"}
     with pytest.raises(SystemExit, match="not in configs/picchetto/learning.yaml's checkpoint_at"):
-        learning.main([*argv[:argv.index("--set")], "--budgets", "1500", "--set", "checkpoint_at=[1000]"])
+        learning.main([*argv[:argv.index("--set")], "--budgets", "1500", "--set", "checkpoint_at=[1000,2000]"])
