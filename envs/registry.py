@@ -264,7 +264,7 @@ GAMES: dict[str, GameSpec] = {
             plain="agents.plain.picchetto:GreedyAgent",
             plain_alias="greedy",
             # the shipped network plays the playouts (agents/search/pimc.py: why), exact endgames from 3 cards
-            search=SearchSpec(pimc_worlds=64, pimc_playout="pretrained:picchetto", pimc_endgame=3,
+            search=SearchSpec(pimc_worlds=64, pimc_playout="pretrained:picchetto_v1", pimc_endgame=3,
                               ismcts_iterations=192, endgame_solver="agents.search.picchetto_endgame",
                               opponent_model="agents.search.picchetto_discards:DiscardModel"),
         ),

@@ -22,7 +22,7 @@ At every decision the player:
 |---|---|---|
 | ``worlds`` | the game's ``GameSpec.search.pimc_worlds``: 32 (Briscola), 40 (Pigugnìn), 64 (Picchetto) | worlds sampled per decision |
 | ``playouts`` | 1 | playouts per world and move (the heuristic and network playouts are deterministic: more only help ``playout="random"``) |
-| ``playout`` | ``GameSpec.search.pimc_playout``: ``"pretrained:picchetto"`` in Picchetto, else ``"heuristic"`` | the policy of every seat in the playouts: ``"heuristic"`` (numba heuristic), ``"random"``, or a trained agent, ``"pretrained:GAME"`` or ``"ppo:PATH"`` (its most probable legal move; needs torch, ``pip install 'mazzo[train]'``) |
+| ``playout`` | ``GameSpec.search.pimc_playout``: ``"pretrained:picchetto_v1"`` in Picchetto, else ``"heuristic"`` | the policy of every seat in the playouts: ``"heuristic"`` (numba heuristic), ``"random"``, or a trained agent, ``"pretrained:GAME"`` or ``"ppo:PATH"`` (its most probable legal move; needs torch, ``pip install 'mazzo[train]'``) |
 | ``endgame`` | ``GameSpec.search.pimc_endgame``: 3 in Picchetto, else 0 (off) | in trick play, once the seat holds at most this many cards (0-12), every world is solved exactly instead of played out: alpha-beta over every continuation with every card of the world known (Briscola: caller and partner against the defenders; Picchetto: the two players; Pigugnìn: the seat against all the others, paranoid). Picchetto: its ``GameSpec.search.endgame_solver``, ``agents.search.picchetto_endgame`` (numba; 5-6 cards still take well under a millisecond per world); the other games in Python (``agents.search.common.solve``), where 2-3 cards is the practical range |
 | ``infer`` | 0 (off) | only in a game with an opponent model (``GameSpec.search.opponent_model``: Picchetto's, ``agents.search.picchetto_discards``): its temperature, for the worlds once the opponent has exchanged: ``oversample`` x ``worlds`` worlds drawn, then ``worlds`` of them redrawn by the likelihood of the opponent's discards in each (``discard_likelihood``); 3.5 fits the pretrained agent's discards |
 | ``oversample`` | 4 | with ``infer``: worlds drawn per world kept |
@@ -34,7 +34,12 @@ the pretrained agent (-0.04 points per hand [-3.88, +3.80], 60 duplicate deals),
 worlds: +0.09 [-2.99, +3.17]), endgame depth (exact from 6 cards: +0.92 [-1.59, +3.42], 100 deals) or
 opponent model (``infer=3.5``: +0.20 [-2.28, +2.68], 100 deals); what the playouts assume about the rest of
 the hand was the limit. With the pretrained network playing the playouts, the search improves on that
-policy and best-responds to it: +3.85 [+1.90, +5.79] over the same 100 deals (48 worlds).
+policy and best-responds to it: +3.85 [+1.90, +5.79] over the same 100 deals (48 worlds). That network is
+``pretrained:picchetto_v1`` (the first batched checkpoint; ``pretrained:picchetto`` is now the scaling study's
+stronger one). With the stronger network in the playouts PIMC scored +1.63 [-0.67, +3.93] points per hand
+against PIMC with ``_v1`` (100 duplicate deals, ``python -m train.evaluate --game picchetto --flag episode=hand
+--players pimc:playout=pretrained:picchetto pimc --deals 100 --seed 0``): not shown stronger, so the default
+stays ``_v1`` and every published PIMC figure reproduces.
 
 The default budget stays under 100 ms of CPU per decision on the project's 2-core machine. Milliseconds per
 decision with a choice, median / p95, at a load average of 0.9 (wall = CPU;

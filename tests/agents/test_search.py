@@ -170,13 +170,14 @@ def test_bad_budget_raises_config_error(spec):
 
 
 def test_picchetto_defaults_and_keywords():
-    """Picchetto's PIMC plays out with the pretrained network by default; one keyword brings back the heuristic,
+    """Picchetto's PIMC plays out with the first batched pretrained network (``pretrained:picchetto_v1``, which its
+    published figures used) by default; one keyword brings back the heuristic,
     a larger budget or the opponent model."""
     from agents.search.common import NetworkRows
     from envs.registry import game_spec
 
     agent = make_agent("pimc", "picchetto", seed=0, flags={"episode": "hand"})
-    assert (agent.playout, agent.worlds, agent.endgame, agent.infer) == ("pretrained:picchetto", 64, 3, 0.0)
+    assert (agent.playout, agent.worlds, agent.endgame, agent.infer) == ("pretrained:picchetto_v1", 64, 3, 0.0)
     assert game_spec("picchetto").search.pimc_worlds == 64 and agent.model is None
     assert isinstance(agent.engine._heuristic, NetworkRows)
     other = make_agent("pimc:playout=heuristic,worlds=96,infer=3.5,oversample=2,endgame=6", "picchetto", seed=0)
@@ -420,7 +421,7 @@ def test_pimc_values_the_dominant_move_highest(game, flags, cards):
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "flags", "deals", "opponent"),
                          [("briscola5", {}, 150, "heuristic"), ("picchetto", {"episode": "hand"}, 150, "heuristic"),
-                          ("picchetto", {"episode": "hand"}, 150, "pretrained:picchetto")],
+                          ("picchetto", {"episode": "hand"}, 150, "pretrained:picchetto_v1")],
                          ids=["briscola5", "picchetto", "picchetto-pretrained"])
 def test_pimc_beats_the_baselines_on_duplicate_deals(game, flags, deals, opponent):
     from train.evaluate import head_to_head
