@@ -8,11 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba as nb
 import numpy as np
 
 from envs.core.errors import ConfigError
 
-__all__ = ["BatchedHeuristic"]
+__all__ = ["BatchedHeuristic", "first_legal"]
+
+
+@nb.njit(cache=True, inline="always")
+def first_legal(m: np.ndarray) -> int:
+    """The lowest legal action id of a mask row, or -1 (the plain players' and the heuristics' fallback)."""
+    for a in range(m.shape[0]):
+        if m[a] != 0:
+            return a
+    return -1
 
 
 class BatchedHeuristic:

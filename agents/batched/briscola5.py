@@ -57,6 +57,7 @@ import numpy as np
 
 from agents import briscola5_heuristic as _py
 from agents.batched.base import BatchedHeuristic
+from agents.batched.base import first_legal as _first_legal
 from agents.plain import briscola5 as _plain
 from envs.briscola5.game import (
     AUCTION,
@@ -144,15 +145,6 @@ def _first_hit(row: np.ndarray, start: int, size: int) -> int:
     for j in range(size):
         if row[start + j] != 0:
             return j
-    return -1
-
-
-@nb.njit(cache=True, inline="always")
-def _first_legal(m: np.ndarray) -> int:
-    """The lowest legal action id, or -1."""
-    for a in range(m.shape[0]):
-        if m[a] != 0:
-            return a
     return -1
 
 

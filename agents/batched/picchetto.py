@@ -61,6 +61,7 @@ import numpy as np
 
 from agents import picchetto_heuristic as _py
 from agents.batched.base import BatchedHeuristic
+from agents.batched.base import first_legal as _first_legal
 from envs.picchetto.game import (
     DECK,
     DISCARD,
@@ -136,15 +137,6 @@ def _first_hit(row: np.ndarray, start: int, size: int) -> int:
     for j in range(size):
         if row[start + j] != 0:
             return j
-    return -1
-
-
-@nb.njit(cache=True, inline="always")
-def _first_legal(m: np.ndarray) -> int:
-    """The lowest legal action id, or -1."""
-    for a in range(m.shape[0]):
-        if m[a] != 0:
-            return a
     return -1
 
 
