@@ -297,17 +297,19 @@ def test_trained_agent_as_an_opponent_in_the_pool(ckpts):
         done = term or trunc
 
 
-@pytest.mark.parametrize("game", ["briscola5", "pigugnin", "picchetto"])
-def test_pretrained_checkpoints_load_by_name(game):
-    path = PRETRAINED_DIR / f"{game}.mazzo.zip"
+@pytest.mark.parametrize("name", ["briscola5", "pigugnin", "picchetto", "briscola5_v1", "pigugnin_v1", "picchetto_v1"])
+def test_pretrained_checkpoints_load_by_name(name):
+    """The current checkpoints and the ones they replaced (``_v1``: the published strength tables' players)."""
+    game = name.removesuffix("_v1")
+    path = PRETRAINED_DIR / f"{name}.mazzo.zip"
     if not path.exists():
-        pytest.fail(f"agents/pretrained/{game}.mazzo.zip is missing")
+        pytest.fail(f"agents/pretrained/{name}.mazzo.zip is missing")
     assert not (PRETRAINED_DIR / f"{game}.zip").exists()  # the old SB3 files are gone
-    agent = make_agent(f"pretrained:{game}", game)
+    agent = make_agent(f"pretrained:{name}", game)
     meta = agent.meta
-    assert meta["game"] == game and meta["format"] == FORMAT and agent.name == f"pretrained:{game}"
+    assert meta["game"] == game and meta["format"] == FORMAT and agent.name == f"pretrained:{name}"
     assert path.stat().st_size < 2_000_000
-    r = head_to_head(game, f"pretrained:{game}", "random", num_deals=3, flags=meta["flags"])
+    r = head_to_head(game, f"pretrained:{name}", "random", num_deals=3, flags=meta["flags"])
     assert r["n_deals"] == 3
 
 
@@ -323,6 +325,8 @@ def test_pretrained_picks_the_checkpoint_trained_for_the_player_count():
     # the five-player checkpoint, asked for by its file name for four players, refuses with the reason
     with pytest.raises(ConfigError, match="same num_players"):
         make_agent("pretrained:pigugnin_5p", "pigugnin", flags={"num_players": 4})
+    old_five = make_agent("pretrained:pigugnin_v1", "pigugnin", flags={"num_players": 5})
+    assert Path(old_five.path).name == "pigugnin_v1_5p.mazzo.zip" and old_five.meta["flags"]["num_players"] == 5
 
 
 def test_agents_import_and_read_metadata_without_torch():
