@@ -12,7 +12,8 @@ be overridden on the command line, after ``--config``:
 | ``--env.FLAG value``        | ``--env.num_players 5``        | YAML scalar, into the ``env`` dict  |
 | ``--help``                  |                                | every field with its default and docstring |
 
-``engine`` is read as ``trainer`` (its older name, ``ALIASES``). Unknown keys and values of the wrong type raise ``ConfigError`` naming the key, the file and
+``engine`` is read as ``trainer`` (its older name, ``ALIASES``), or beside ``trainer: rllib`` as ``env_engine``
+(``canonical``). Unknown keys and values of the wrong type raise ``ConfigError`` naming the key, the file and
 what is allowed, before anything is built. Field docs come from the docstring under each field.
 """
 
@@ -58,9 +59,32 @@ def field_docs(cls: type) -> dict[str, str]:
 ALIASES = {"engine": "trainer"}
 
 
-def canonical(config: dict[str, Any]) -> dict[str, Any]:
-    """A config dict with the older key names (``ALIASES``) renamed."""
-    return {ALIASES.get(k, k): v for k, v in config.items()}
+#: RLlib's env runners step one of these engines (``env_engine``); an RLlib config may say ``engine`` for it
+ENV_ENGINES = ("aec", "batched")
+
+
+def canonical(config: dict[str, Any], beside: str | None = None) -> dict[str, Any]:
+    """A config dict with the older key names (``ALIASES``) renamed.
+
+    ``engine`` is the older name of ``trainer``, except beside ``trainer: rllib``, where ``engine: aec|batched``
+    is what RLlib's env runners step (``env_engine``). Beside another trainer, ``engine`` may only repeat it.
+    ``beside``: the trainer of the file that command-line overrides go over."""
+    out = {ALIASES.get(k, k): v for k, v in config.items() if k != "engine"}
+    if "engine" not in config:
+        return out
+    engine = config["engine"]
+    trainer = config.get("trainer", beside)
+    if trainer is None or ("trainer" not in config and trainer != "rllib"):
+        out["trainer"] = engine
+    elif trainer == "rllib" and engine in ENV_ENGINES:
+        if out.setdefault("env_engine", engine) != engine:
+            raise ConfigError(f"'engine: {engine}' and 'env_engine: {out['env_engine']}' disagree; give one of them "
+                              f"(for trainer rllib, engine is what the env runners step: {', '.join(ENV_ENGINES)})")
+    elif engine != trainer:
+        raise ConfigError(f"'engine: {engine}' and 'trainer: {trainer}' disagree: engine is the older name "
+                          f"of trainer (beside trainer: rllib it is what the env runners step: "
+                          f"{', '.join(ENV_ENGINES)})")
+    return out
 
 
 def _allowed_types(tp: Any) -> tuple[type, ...]:
@@ -131,13 +155,13 @@ def load_config(cls: type, path: str | Path | None = None, overrides: dict[str, 
     if path is not None:
         p = Path(path)
         loaded = read_yaml(p)
-        _same_trainer(cls, {**loaded, **canonical(overrides or {})}, str(p))
+        _same_trainer(cls, {**loaded, **canonical(overrides or {}, beside=loaded.get("trainer"))}, str(p))
         for key, value in loaded.items():
             if key not in names:
                 raise _unknown(str(key), names, str(p))
             values[key] = _check_value(cls, key, value, str(p))
     env = dict(values.get("env") or {})
-    for key, value in canonical(overrides or {}).items():
+    for key, value in canonical(overrides or {}, beside=values.get("trainer")).items():
         if key.startswith("env."):
             env[key[4:]] = value
             continue

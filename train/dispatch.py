@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.core.errors import ConfigError
-from train.config import ALIASES, read_yaml, split_argv
+from train.config import canonical, read_yaml, split_argv
 from train.registry import DEFAULT, TRAINERS, trainer_module
 from train.resume import run_config_of
 
@@ -24,10 +24,9 @@ __all__ = ["trainer_of", "main", "cli"]
 def trainer_of(argv: list[str]) -> str:
     """The name of the trainer a command line asks for (see the module docstring); ``ConfigError`` for a bad one."""
     config, texts, _ = split_argv(argv)
-    texts = {ALIASES.get(k, k): v for k, v in texts.items()}
-    name = texts.get("trainer")
-    if name is None and config is not None:
-        name = read_yaml(config).get("trainer")
+    in_file = read_yaml(config).get("trainer") if config is not None else None
+    texts = canonical(texts, beside=in_file)  # --engine: the older --trainer, or beside rllib its env_engine
+    name = texts.get("trainer") or in_file
     if name is None and texts.get("resume") and (beside := run_config_of(texts["resume"])) is not None:
         name = read_yaml(beside).get("trainer")
     name = DEFAULT if name is None else name

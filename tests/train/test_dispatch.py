@@ -77,3 +77,24 @@ def test_a_run_prints_its_config_once_and_names_its_folder_by_local_time(tmp_pat
     assert out.index("exp_name: ppo") < out.index("# Training report")
     assert "## Config" in (run / "report.md").read_text() and "## Config" not in out  # the report file keeps it
     assert "python -m train --config configs/picchetto/ppo.yaml" in (run / "report.md").read_text()
+
+
+def test_engine_beside_trainer_rllib_is_what_its_env_runners_step(tmp_path):
+    """Issue 23 names RLlib's batched engine `engine: batched`: beside `trainer: rllib` the key is `env_engine`;
+    alone it stays the older name of `trainer`; beside another trainer it may only repeat it."""
+    from train.rllib.args import Args, check_args
+
+    keys = yaml.safe_load((ROOT / "configs/briscola5/rllib_batched.yaml").read_text())
+    assert keys.pop("env_engine") == "batched"
+    path = _config(tmp_path, "r.yaml", **keys, engine="batched")
+    assert trainer_of(["--config", path]) == "rllib"
+    args = load_config(Args, path)
+    assert args.env_engine == "batched" and args.trainer == "rllib" and check_args(args)["game"] == "briscola5"
+    aec = ROOT / "configs/briscola5/rllib.yaml"
+    assert trainer_of(["--config", str(aec), "--engine", "batched"]) == "rllib"  # the command line, the same
+    assert load_config(Args, aec, {"engine": "batched"}).env_engine == "batched"
+    assert load_config(Args, aec).env_engine == "aec"
+    with pytest.raises(ConfigError, match="'engine: aec' and 'env_engine: batched' disagree"):
+        load_config(Args, _config(tmp_path, "x.yaml", trainer="rllib", engine="aec", env_engine="batched"))
+    with pytest.raises(ConfigError, match="'engine: batched' and 'trainer: sb3' disagree"):
+        load_config(Args, _config(tmp_path, "y.yaml", trainer="sb3", engine="batched"))

@@ -7,8 +7,8 @@ checks (no Ray needed).
 | ``algo`` | ``ppo`` (default), ``appo`` | RLlib's PPO, or APPO (asynchronous sampling; ``env_engine: batched``) |
 | ``bc_*`` | | the imitation warm start of ``train/imitation.py``, as the other trainers' |
 
-(The key is ``env_engine``, not ``engine``: ``engine`` is the older name of ``trainer`` in every config, so
-``engine: batched`` already means the batched trainer.)
+(``engine: aec|batched`` beside ``trainer: rllib`` is read as ``env_engine``, ``train.config.canonical``; in a
+config without a ``trainer`` key ``engine`` stays the older name of ``trainer``.)
 """
 
 from __future__ import annotations
