@@ -57,7 +57,10 @@ def alive(pid: int, start: int) -> bool:
 
 
 @pytest.mark.skipif(not LINUX_PROC, reason="finds the worker processes through /proc")
-def test_ctrl_c_ends_the_workers_and_exits_130_without_output(tmp_path):
+@pytest.mark.parametrize("pause", [0.0, 1.0], ids=["while-the-workers-start", "while-they-play"])
+def test_ctrl_c_ends_the_workers_and_exits_130_without_output(tmp_path, pause):
+    """Ctrl-C at once (the workers just forked, maybe before their initializer: it was lost then, and the
+    evaluation ran on) or while they play."""
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "train.evaluate", "--game", "briscola5", "--players", "heuristic", "random", "random",
            "random", "random", "--deals", "100000", "--workers", "2", "--out", str(out), "--no-progress"]
@@ -72,7 +75,7 @@ def test_ctrl_c_ends_the_workers_and_exits_130_without_output(tmp_path):
             assert time.monotonic() < deadline, "the workers never started"
             time.sleep(0.2)
             workers = descendants(proc.pid)
-        time.sleep(1.0)  # let them play some deals
+        time.sleep(pause)
         os.killpg(proc.pid, signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)  # generous: it used to take about two minutes
     finally:

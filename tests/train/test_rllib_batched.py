@@ -257,11 +257,13 @@ def test_what_rllib_refuses_fails_before_ray_starts_and_leaves_no_run_folder(tmp
     assert not ray.is_initialized() and not any(tmp_path.iterdir())
 
 
-def test_engine_is_not_a_key_of_the_rllib_trainer():
-    """``engine`` is the older name of ``trainer`` in every config: an RLlib config saying ``engine: batched`` names
-    another trainer, and is refused."""
-    with pytest.raises(ConfigError, match="trainer"):
-        load_config(Args, SMOKE, {"engine": "batched"})
+def test_engine_beside_trainer_rllib_names_the_env_runners_engine():
+    """Beside ``trainer: rllib`` (the smoke config's), ``engine`` is what the env runners step (``env_engine``,
+    the issue's ``engine: batched``); a value that is no engine is refused with what is allowed."""
+    assert load_config(Args, SMOKE, {"engine": "aec"}).env_engine == "aec"
+    assert load_config(Args, SMOKE, {"engine": "batched"}).env_engine == "batched"
+    with pytest.raises(ConfigError, match="'engine: sb3' and 'trainer: rllib' disagree"):
+        load_config(Args, SMOKE, {"engine": "sb3"})
 
 
 def test_build_config_batched_ppo_and_appo():

@@ -196,17 +196,26 @@ def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[Pr
     """A process pool playing ``chunks``; its workers ignore SIGINT, so a Ctrl-C (sent to the whole
     process group) stops only the parent, which then ends them (``_stop_pool``).
 
-    SIGINT is ignored in the parent while the workers start (they start on submit): a child
-    started then inherits the disposition (fork) or starts with it (spawn: Python installs its
-    KeyboardInterrupt handler only over the default one), before its initializer runs."""
+    While the workers start (they start on submit) a Ctrl-C must neither kill a child before its
+    initializer runs nor be lost: under fork the parent only records it (a child inherits that
+    harmless handler until its initializer ignores SIGINT) and, once the pool exists, ends it and
+    raises KeyboardInterrupt; under spawn it is ignored in that window (a spawned child starts with
+    the disposition; Python installs its KeyboardInterrupt handler only over the default one)."""
     main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    context = _mp_context()
+    interrupted: list[int] = []
+    during_start = (lambda signum, frame: interrupted.append(signum)) if context.get_start_method() == "fork" \
+        else signal.SIG_IGN
+    previous = signal.signal(signal.SIGINT, during_start) if main_thread else None
     try:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
         futures = [pool.submit(run_chunk, job, chunk) for chunk in chunks]
     finally:
         if main_thread:
             signal.signal(signal.SIGINT, previous)
+    if interrupted:  # a Ctrl-C while the workers started: honoured now
+        _stop_pool(pool)
+        raise KeyboardInterrupt
     return pool, futures
 
 
