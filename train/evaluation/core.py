@@ -222,6 +222,9 @@ def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[Pr
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
     """Cancel what is queued and end the worker processes at once (a running chunk is abandoned)."""
     procs = list((getattr(pool, "_processes", None) or {}).values())
+    call_queue = getattr(pool, "_call_queue", None)
+    if call_queue is not None:  # what is still buffered for the ended workers must not hold up the exit
+        call_queue.cancel_join_thread()
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         if proc.is_alive():
