@@ -130,24 +130,15 @@ def flags_of(game: str, checkpoint: Path) -> dict:
     return {**read_metadata(checkpoint).get("flags", {}), **game_spec(game).single_hand}
 
 
-def heuristic_panel(game: str, flags: dict, checkpoint: Path, deals: int, seed: int) -> dict:
+def batched_panel(game: str, flags: dict, checkpoint: Path, field: str, deals: int, seed: int) -> dict:
+    """The checkpoint (greedy) alone among ``field`` players on the batched engine's duplicate deals: the heuristic
+    panel (``field="heuristic"``) and the growth panel (``field="ppo:<the run's earlier checkpoint>"``)."""
     from agents.checkpoint import load_actor
     from agents.rows import ActorRows
     from train.evaluation.batched import batched_margin
 
     player = ActorRows(load_actor(checkpoint)[0], name=checkpoint.name, greedy=True)
-    return batched_margin(game, flags, player, "heuristic", deals, seed)
-
-
-def growth_panel(game: str, flags: dict, checkpoint: Path, earlier: Path, deals: int, seed: int) -> dict:
-    """The checkpoint alone among copies of an earlier checkpoint of the same run (both greedy), on the batched
-    engine: does the larger budget beat the smaller one, on the same duplicate deals?"""
-    from agents.checkpoint import load_actor
-    from agents.rows import ActorRows
-    from train.evaluation.batched import batched_margin
-
-    player = ActorRows(load_actor(checkpoint)[0], name=checkpoint.name, greedy=True)
-    return batched_margin(game, flags, player, f"ppo:{earlier}", deals, seed)
+    return batched_margin(game, flags, player, field, deals, seed)
 
 
 def aec_panel(game: str, flags: dict, checkpoint: Path, field: str, deals: int, seed: int, workers: int) -> dict:
@@ -194,12 +185,12 @@ def evaluate_point(args: argparse.Namespace, game: str, recipe: str, budget: int
     ckpt = checkpoint_of(args.runs, game, recipe, budget)
     flags = flags_of(game, ckpt)
     if "heuristic" not in point:
-        point["heuristic"] = heuristic_panel(game, flags, ckpt, args.heuristic_deals, args.seed)
+        point["heuristic"] = batched_panel(game, flags, ckpt, "heuristic", args.heuristic_deals, args.seed)
         print(f"{game} {recipe} {budget:,}: vs heuristic {point['heuristic']['mean']:+.3f}", flush=True)
         save()
     if args.growth_from and budget > args.growth_from and "growth" not in point:
         earlier = checkpoint_of(args.runs, game, recipe, args.growth_from)
-        point["growth"] = {**growth_panel(game, flags, ckpt, earlier, args.heuristic_deals, args.seed),
+        point["growth"] = {**batched_panel(game, flags, ckpt, f"ppo:{earlier}", args.heuristic_deals, args.seed),
                            "against": args.growth_from}
         print(f"{game} {recipe} {budget:,}: vs its {args.growth_from:,}-step checkpoint "
               f"{point['growth']['mean']:+.3f}", flush=True)
