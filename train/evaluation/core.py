@@ -201,17 +201,21 @@ def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[Pr
     harmless handler until its initializer ignores SIGINT) and, once the pool exists, ends it and
     raises KeyboardInterrupt; under spawn it is ignored in that window (a spawned child starts with
     the disposition; Python installs its KeyboardInterrupt handler only over the default one)."""
-    main_thread = threading.current_thread() is threading.main_thread()
     context = _mp_context()
     interrupted: list[int] = []
-    during_start = (lambda signum, frame: interrupted.append(signum)) if context.get_start_method() == "fork" \
-        else signal.SIG_IGN
-    previous = signal.signal(signal.SIGINT, during_start) if main_thread else None
+    # a process that inherited SIGINT ignored (nohup-like jobs) keeps ignoring it; only a handled one is guarded
+    guard = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) != signal.SIG_IGN
+    if context.get_start_method() == "fork":
+        def during_start(signum: int, frame: Any) -> None:
+            interrupted.append(signum)
+    else:
+        during_start = signal.SIG_IGN
+    previous = signal.signal(signal.SIGINT, during_start) if guard else None
     try:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
         futures = [pool.submit(run_chunk, job, chunk) for chunk in chunks]
     finally:
-        if main_thread:
+        if guard:
             signal.signal(signal.SIGINT, previous)
     if interrupted:  # a Ctrl-C while the workers started: honoured now
         _stop_pool(pool)
@@ -222,9 +226,6 @@ def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[Pr
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
     """Cancel what is queued and end the worker processes at once (a running chunk is abandoned)."""
     procs = list((getattr(pool, "_processes", None) or {}).values())
-    call_queue = getattr(pool, "_call_queue", None)
-    if call_queue is not None:  # what is still buffered for the ended workers must not hold up the exit
-        call_queue.cancel_join_thread()
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         if proc.is_alive():
