@@ -17,6 +17,7 @@ pytest.importorskip("ray.rllib")
 pytest.importorskip("numba")
 
 import torch  # noqa: E402
+from ray.rllib.callbacks.callbacks import RLlibCallback  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner  # noqa: E402
 
@@ -29,6 +30,7 @@ from train.rllib import Args, check_args  # noqa: E402
 from train.rllib.algorithm import build_config, metrics_row  # noqa: E402
 from train.rllib.args import SINGLE  # noqa: E402
 from train.rllib.connectors import ActionsToNumpy, StackObservations  # noqa: E402
+from train.rllib.env_runner import BatchedEnvRunner  # noqa: E402
 from train.rllib.module import MaskedActorCriticModule, export_policy  # noqa: E402
 from train.rllib.selfplay import _set_opponent  # noqa: E402
 from train.rllib.vector_env import FlatMaskedObservations, make_vector_env  # noqa: E402
@@ -43,13 +45,25 @@ def _args(**overrides) -> Args:
     return args
 
 
-def _runner(args: Args, default_connectors: bool = False) -> SingleAgentEnvRunner:
+def _runner(args: Args, default_connectors: bool = False, runner_cls: type | None = None) -> SingleAgentEnvRunner:
+    """The env runner the config names (``BatchedEnvRunner``), or ``runner_cls``, built in this process."""
     config = build_config(args)
     if default_connectors:
         config = config.env_runners(env_to_module_connector=None, module_to_env_connector=None,
                                     add_default_connectors_to_env_to_module_pipeline=True,
                                     add_default_connectors_to_module_to_env_pipeline=True)
-    return SingleAgentEnvRunner(config=config)
+    return (runner_cls or config.env_runner_cls)(config=config)
+
+
+def _assert_same_episodes(a: list, b: list) -> None:
+    assert [len(e) for e in a] == [len(e) for e in b] and len(a) > 8
+    for x, y in zip(a, b, strict=True):
+        assert np.array_equal(x.get_observations(), y.get_observations())
+        assert np.array_equal(x.get_actions(), y.get_actions())
+        assert np.array_equal(x.get_rewards(), y.get_rewards())
+        assert (x.is_terminated, x.is_truncated) == (y.is_terminated, y.is_truncated)
+        for k in (Columns.ACTION_LOGP, Columns.ACTION_DIST_INPUTS):
+            np.testing.assert_allclose(x.get_extra_model_outputs(k), y.get_extra_model_outputs(k), rtol=1e-6)
 
 
 def test_the_env_runner_steps_one_vector_env_of_the_batched_engine():
@@ -85,16 +99,46 @@ def test_the_batched_connectors_give_the_same_episodes_as_rllibs_default_ones():
             assert [len(e) for e in a] and all(set(e.extra_model_outputs) == set(f.extra_model_outputs)
                                                for e, f in zip(a, b, strict=False))
             continue
-        assert [len(e) for e in a] == [len(e) for e in b] and len(a) > 8
-        for x, y in zip(a, b, strict=True):
-            assert np.array_equal(x.get_observations(), y.get_observations())
-            assert np.array_equal(x.get_actions(), y.get_actions())
-            assert np.array_equal(x.get_rewards(), y.get_rewards())
-            assert (x.is_terminated, x.is_truncated) == (y.is_terminated, y.is_truncated)
-            for k in (Columns.ACTION_LOGP, Columns.ACTION_DIST_INPUTS):
-                np.testing.assert_allclose(x.get_extra_model_outputs(k), y.get_extra_model_outputs(k), rtol=1e-6)
+        _assert_same_episodes(a, b)
     fast.stop()
     slow.stop()
+
+
+def test_the_batched_env_runner_samples_what_rllibs_runner_samples():
+    """The config names BatchedEnvRunner; with no episode callback listening it skips them and its episodes are
+    RLlib's SingleAgentEnvRunner's, on the same seed and weights (greedy actions)."""
+    args = _args(opponents="heuristic", selfplay=False)
+    assert build_config(args).env_runner_cls is BatchedEnvRunner
+    ours, rllibs = _runner(args), _runner(args, runner_cls=SingleAgentEnvRunner)
+    assert type(ours) is BatchedEnvRunner
+    rllibs.module.set_state(ours.module.get_state())
+    _assert_same_episodes(ours.sample(num_timesteps=240, explore=False), rllibs.sample(num_timesteps=240, explore=False))
+    assert not any(ours._listens(w) for w in ("on_episode_created", "on_episode_start", "on_episode_step",
+                                              "on_episode_end"))
+    ours.stop()
+    rllibs.stop()
+
+
+class _CountSteps(RLlibCallback):
+    steps = 0
+
+    def on_episode_step(self, **kwargs) -> None:
+        type(self).steps += 1
+
+
+def test_the_batched_env_runner_still_calls_the_episode_callbacks_that_listen():
+    """A callback object that overrides an episode event, and a callback function, are called as RLlib calls them:
+    once per sub-env and step (on_episode_step) and once per finished episode (on_episode_end)."""
+    ended = []
+    config = build_config(_args(opponents="heuristic", selfplay=False))
+    config = config.callbacks(_CountSteps, on_episode_end=lambda episode, **kw: ended.append(len(episode)))
+    runner = BatchedEnvRunner(config=config)
+    episodes = runner.sample(num_timesteps=200, explore=False)
+    assert runner._listens("on_episode_step") and runner._listens("on_episode_end")
+    assert not runner._listens("on_episode_created")
+    done = [e for e in episodes if e.is_done]
+    assert _CountSteps.steps >= 200 and len(ended) == len(done) > 0
+    runner.stop()
 
 
 def test_flat_observations_hold_the_observation_then_the_mask_and_the_last_batch():

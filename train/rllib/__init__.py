@@ -16,6 +16,7 @@ Needs ``pip install -e ".[train,ray]"`` (this package's ``Args`` and ``check_arg
 | ``algorithm.py`` | the ``PPOConfig``/``APPOConfig`` of either engine (env runners, connectors, a learner group), the cluster, the export of a module to a safe checkpoint, a ``metrics.csv`` row |
 | ``env.py`` | ``env_engine: aec``: the game's AEC env as a turn-based ``MultiAgentEnv`` (each seat's rewards delivered with its next decision) |
 | ``vector_env.py`` | ``env_engine: batched``: the env creator of the env runners (``VectorSingleSeatEnv``, through ``gym_env_vectorize_mode="vector_entry_point"``) and its flat ``[observation | mask]`` wrapper |
+| ``env_runner.py`` | ``env_engine: batched``: ``BatchedEnvRunner``, RLlib's ``SingleAgentEnvRunner`` without the episode callbacks nobody listens to |
 | ``connectors.py`` | ``env_engine: batched``: the env-to-module and module-to-env connectors that keep the vector env's batches whole |
 | ``module.py`` | ``MaskedActorCriticModule``, a ``TorchRLModule`` whose actor is the safe checkpoint's MLP, illegal logits masked to ``-1e8`` (APPO's target actor too) |
 | ``selfplay.py`` | ``policies: shared`` (one ``main`` policy at every seat) or ``per_seat``; the ``SnapshotPool`` callback freezes ``main`` every ``snapshot_every`` iterations and a share of episodes pits it against a snapshot; ``OpponentSync`` (batched) copies the learner into the env runners' ``self`` opponent |

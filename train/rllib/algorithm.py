@@ -99,6 +99,7 @@ def _batched(config: Any, args: Args) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from train.rllib import connectors
+    from train.rllib.env_runner import BatchedEnvRunner
     from train.rllib.module import MaskedActorCriticModule
     from train.rllib.selfplay import OpponentSync
     from train.rllib.vector_env import register_vector, vector_env_config
@@ -108,6 +109,7 @@ def _batched(config: Any, args: Args) -> Any:
         .environment(register_vector(), env_config=vector_env_config(args), disable_env_checking=True)
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner,
                      gym_env_vectorize_mode=gym.VectorizeMode.VECTOR_ENTRY_POINT,
+                     env_runner_cls=BatchedEnvRunner,
                      rollout_fragment_length=args.rollout_fragment_length, sample_timeout_s=args.sample_timeout_s,
                      env_to_module_connector=connectors.env_to_module,
                      module_to_env_connector=connectors.module_to_env,
