@@ -160,16 +160,16 @@ def load_config(cls: type, path: str | Path | None = None, overrides: dict[str, 
             if key not in names:
                 raise _unknown(str(key), names, str(p))
             values[key] = _check_value(cls, key, value, str(p))
-    env = dict(values.get("env") or {})
+    flags: dict[str, Any] = {}
     for key, value in canonical(overrides or {}, beside=values.get("trainer")).items():
         if key.startswith("env."):
-            env[key[4:]] = value
+            flags[key[4:]] = value
             continue
         if key not in names:
             raise _unknown(key, names, "command line")
         values[key] = _check_value(cls, key, value, "command line")
-    if "env" in names:
-        values["env"] = env
+    if "env" in names:  # an ``env`` override replaces the file's mapping; ``env.FLAG`` keys go on top of either
+        values["env"] = {**(values.get("env") or {}), **flags}
     return cls(**values)
 
 

@@ -98,3 +98,19 @@ def test_engine_beside_trainer_rllib_is_what_its_env_runners_step(tmp_path):
         load_config(Args, _config(tmp_path, "x.yaml", trainer="rllib", engine="aec", env_engine="batched"))
     with pytest.raises(ConfigError, match="'engine: batched' and 'trainer: sb3' disagree"):
         load_config(Args, _config(tmp_path, "y.yaml", trainer="sb3", engine="batched"))
+
+
+def test_env_on_the_command_line_replaces_the_files_flags_and_env_dot_flag_goes_on_top(tmp_path):
+    """``--env {...}`` overrides the config file's ``env`` as any key does (it was silently dropped), and
+    ``--env.FLAG VALUE`` sets one flag on top of whichever mapping holds."""
+    from train.batched.args import Args
+    from train.config import parse_args
+
+    path = _config(tmp_path, "b.yaml", game="briscola5", trainer="batched", env={"min_bid": 65})
+    assert parse_args(Args, ["--config", path]).env == {"min_bid": 65}
+    assert parse_args(Args, ["--config", path, "--env", "{bid_multiplier_on_loss: true}"]).env == {
+        "bid_multiplier_on_loss": True}
+    assert parse_args(Args, ["--config", path, "--env.bid_multiplier_on_loss", "true"]).env == {
+        "min_bid": 65, "bid_multiplier_on_loss": True}
+    both = parse_args(Args, ["--config", path, "--env", "{num_hands: 5}", "--env.min_bid", "70"])
+    assert both.env == {"num_hands": 5, "min_bid": 70}
