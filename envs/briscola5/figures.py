@@ -18,12 +18,15 @@ class Briscola5Scorer(GameScorer):
     """Roles and contracts: caller (contract made), partner, defender; bids in the auction."""
 
     game = "briscola5"
-    EXTRA = ("played", "card_points", "caller", "made", "contract", "solo", "partner", "partner_won",
-             "defender", "defender_won", "bids", "bid_sum")
+    EXTRA = ("played", "card_points", "caller", "made", "contract", "caller_credit", "solo", "partner",
+             "partner_won", "defender", "defender_won", "bids", "bid_sum")
     FIGURES = (
         ("caller_rate", "caller", "hands", "share of hands as caller"),
         ("contract_made", "made", "caller", "contracts made / contracts called"),
         ("mean_contract", "contract", "caller", "mean contract (winning bid) when caller"),
+        # Whether bidding pays: the doppia/tripla multiply a made contract only (flag bid_multiplier_on_loss),
+        # so a contract of 81+ pays 6 when made and costs 2 when lost and breaks even at 25% made.
+        ("caller_credits", "caller_credit", "caller", "credits per contract called"),
         ("solo_rate", "solo", "caller", "solo calls (own card) / contracts called"),
         ("partner_rate", "partner", "hands", "share of hands as (non-solo) partner"),
         ("partner_won", "partner_won", "partner", "partner hands won"),
@@ -63,6 +66,7 @@ class Briscola5Scorer(GameScorer):
                     row[ix["caller"]] += 1
                     row[ix["made"]] += won
                     row[ix["contract"]] += h["bid"]
+                    row[ix["caller_credit"]] += h["credits"][seat]
                     row[ix["solo"]] += bool(h["solo"])
                 elif seat == partner:
                     row[ix["partner"]] += 1

@@ -243,3 +243,21 @@ def test_help_of_env_shows_the_env_docstring_and_the_modules_are_alike(game):
     assert "* v0 (Mazzo 0.1.0):" in env_module.__doc__
     raw = public.env(render_mode="ansi").unwrapped
     assert raw.render_mode == "ansi"
+
+
+def test_briscola_scorer_counts_the_callers_credits_per_contract_called():
+    """caller_credits = the caller's own credits over the contracts he called: a made tripla pays the caller 6, a
+    lost one costs 2 (the multiplier applies to a win only); void hands count for nobody."""
+    from envs.briscola5.figures import Briscola5Scorer
+
+    scorer = Briscola5Scorer()
+    ix = scorer.index
+    rows = [[0.0] * len(scorer.counters) for _ in range(5)]
+    made = {"void": None, "caller": 0, "partner": 1, "caller_team_won": True, "bid": 85, "solo": False,
+            "points": [40, 45, 10, 15, 10], "credits": [6, 3, -3, -3, -3]}
+    lost = {**made, "caller": 2, "partner": 3, "caller_team_won": False, "bid": 90, "credits": [1, 1, -2, -1, 1]}
+    void = {**made, "void": "all_pass", "caller": None, "credits": [0] * 5}
+    scorer.extra({"hands": [made, lost, void], "totals": [7, 4, -5, -4, -2]}, rows)
+    assert [r[ix["caller"]] for r in rows] == [1, 0, 1, 0, 0]
+    assert [r[ix["caller_credit"]] for r in rows] == [6, 0, -2, 0, 0]
+    assert ("caller_credits", "caller_credit", "caller", "credits per contract called") in scorer.FIGURES

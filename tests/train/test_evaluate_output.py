@@ -189,7 +189,7 @@ def test_the_legend_explains_every_mark():
     b5 = str(evaluate("briscola5", ["heuristic"], field="random", num_deals=3))
     assert re.search(r"^contract_made\s+n/a\s+\d", b5, re.M)
     joined = " ".join(x.strip() for x in b5.split("\n\n")[-1].splitlines())
-    assert "contract_made, mean_contract, solo_rate for heuristic ('caller' is 0)" in joined
+    assert "contract_made, mean_contract, caller_credits, solo_rate for heuristic ('caller' is 0)" in joined
     assert "[n/a]" not in b5  # no mark without its cells
     # whole Pigugnìn games: every figure defined, no marks and no legend except the margin's
     pig = str(evaluate("pigugnin", ["heuristic"], field="random", num_deals=2))
