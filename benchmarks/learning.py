@@ -249,7 +249,7 @@ def report(results: dict, out: Path) -> None:
         lines += [f"## {game}", "", f"Each recipe's figures come from the command next to its run below (the last "
                   f"one: started {meta.get('when')}; commit {meta.get('commit')}; {meta.get('machine')}; "
                   f"{meta.get('versions')}).", "",
-                  f"![{game}](learning_{game}.png)", "",
+                  f"![{game}]({out.stem}_{game}.png)", "",
                   "| recipe | learner steps | vs heuristic | deals | vs PIMC | deals | caller | contracts made "
                   "| caller (vs heuristic) | contracts made (vs heuristic) | vs its earlier checkpoint |",
                   "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -268,7 +268,7 @@ def report(results: dict, out: Path) -> None:
                          f"{entry.get('wall_s', 0) / 60:.1f} min | `{m.get('command')}` ({m.get('commit')}, "
                          f"{m.get('when')}) |")
         lines.append("")
-        plot(game, entries, out.with_name(f"learning_{game}.png"))
+        plot(game, entries, out.with_name(f"{out.stem}_{game}.png"))  # beside --out, named after it
     out.write_text("\n".join(lines))
 
 
