@@ -170,7 +170,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--engines", nargs="+", default=["aec", "batched"], choices=["aec", "batched"])
     p.add_argument("--runners", type=int, nargs="+", default=[1, 2])
     p.add_argument("--steps", type=int, default=2000, help="steps each aec runner samples per round")
-    p.add_argument("--batched-steps", type=int, default=65536, help="steps each batched runner samples per round")
+    p.add_argument("--batched-steps", type=int, default=262144,
+                   help="steps each batched runner samples per round (rounds of a few seconds: shorter ones make the 2-runner ratio noisy)")
     p.add_argument("--num-envs", type=int, default=1024, help="games per batched env runner")
     p.add_argument("--rollout-fragment-length", type=int, default=64, help="batched: steps per game per sample")
     p.add_argument("--opponents", default="heuristic", help="batched: the opponents inside the vector env")
