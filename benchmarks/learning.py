@@ -154,6 +154,8 @@ def aec_panel(game: str, flags: dict, checkpoint: Path, field: str, deals: int, 
         hands, caller, made = (res.column(0, c) for c in ("hands", "caller", "made"))
         out["caller"] = proportion_ci(caller, hands).to_dict()
         out["made"] = proportion_ci(made, caller).to_dict()
+        if "caller_credit" in res.counters:  # does calling pay? (a made tripla earns 6, a lost one costs 2)
+            out["caller_credits"] = res.interval(0, "caller_credit", "caller").to_dict()
     return out
 
 
@@ -259,7 +261,7 @@ def report(results: dict, out: Path) -> None:
                 lines.append(f"| {recipe} | {int(budget):,} | {fmt(p.get('heuristic'))} | "
                              f"{p.get('heuristic', {}).get('n_deals', '-')} | {fmt(pimc.get('margin'))} | "
                              f"{pimc.get('n_deals', '-')} | {_pct(pimc.get('caller'))} | {_pct(pimc.get('made'))} | "
-                             f"{_pct(p.get('roles', {}).get('caller'))} | {_pct(p.get('roles', {}).get('made'))} | "
+                             f"{_pct(p.get('roles', {}).get('caller'))} | {_made(p.get('roles', {}))} | "
                              f"{_growth(p.get('growth'))} |")
         lines += ["", "| recipe | run | steps trained | wall time | command (commit, started) |", "|---|---|---|---|---|"]
         for recipe, entry in entries.items():
@@ -274,6 +276,12 @@ def report(results: dict, out: Path) -> None:
 
 def _growth(iv: dict | None) -> str:
     return "-" if not iv else f"{fmt(iv)} vs {iv['against']:,} ({iv['n_deals']} deals)"
+
+
+def _made(roles: dict) -> str:
+    """Contracts made, and what each contract called earned where it was measured."""
+    credits = roles.get("caller_credits")
+    return _pct(roles.get("made")) + (f" ({credits['mean']:+.2f} credits per contract)" if credits else "")
 
 
 def _pct(iv: dict | None) -> str:

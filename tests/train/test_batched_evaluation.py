@@ -73,3 +73,18 @@ def test_the_scaling_study_trains_evaluates_and_reports(tmp_path, monkeypatch):
     assert {k: v for k, v in again.items() if k != "_meta"} == {k: v for k, v in results["picchetto"].items() if k != "_meta"}
     with pytest.raises(SystemExit, match="not in configs/picchetto/learning.yaml's checkpoint_at"):
         learning.main([*argv[:argv.index("--set")], "--budgets", "1500", "--set", "checkpoint_at=[1000,2000]"])
+
+
+def test_the_scaling_studys_roles_panel_says_what_each_contract_earned(monkeypatch):
+    """Briscola's roles panel keeps the caller's credits per contract called beside the contracts made, and the
+    report shows both: a made-contract rate alone cannot say whether the bidding pays."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import learning
+
+    checkpoint = ROOT / "agents" / "pretrained" / "briscola5.mazzo.zip"
+    roles = learning.aec_panel("briscola5", {}, checkpoint, "heuristic", deals=3, seed=0, workers=1)
+    assert {"caller", "made", "caller_credits"} <= set(roles)
+    credits = roles["caller_credits"]["mean"]
+    assert credits is not None and -12 <= credits <= 12  # a contract earns at most a made tripla's cappotto: 6 x 2
+    assert f"({credits:+.2f} credits per contract)" in learning._made(roles)
+    assert learning._made({"made": roles["made"]}) == learning._pct(roles["made"])  # older results: the rate only
