@@ -11,13 +11,13 @@
 
 For each engine and number of env runners it builds the trainer's algorithm on a local Ray cluster (the masked
 module, the engine's connectors, no self-play: ``selfplay: false``), runs one round to warm up, then
-times ``--repeats`` rounds in which every env runner samples ``--steps`` learner steps at once (``EnvRunner.sample``,
+times ``--repeats`` rounds in which every env runner samples ``--steps`` (AEC) or ``--batched-steps`` (batched, 262,144 by default: rounds of a few seconds) learner steps at once (``EnvRunner.sample``,
 in parallel, each in its own process, then ``get_metrics`` as a training iteration does); the best round is kept. It prints learner steps per wall second in total and
 per runner, per CPU second of the runners (which does not depend on the other jobs of a shared machine), the
 speed-up of 2 runners over 1, and the batched engine over the AEC one, with the command, the CPU, the versions and
 the load average before and after. No training happens in the timed part.
 
-``--profile`` also samples ``--steps`` steps in this process (``num_env_runners: 0``) under ``cProfile`` (CPU
+``--profile`` also samples ``--batched-steps`` steps in this process (``num_env_runners: 0``) under ``cProfile`` (CPU
 time) and prints where a batched runner's time goes: the vector env's step, RLlib's episode bookkeeping, the
 connectors and the module's forward pass, the callbacks.
 """
