@@ -11,7 +11,7 @@ from envs.core.errors import ConfigError
 from train.args import PPOArgs, check_activation, check_agents, check_ints, check_ppo, check_ranges
 from train.runs import NUMERICS
 
-__all__ = ["Args", "check_args", "SEAT_MODES", "SAMPLING"]
+__all__ = ["Args", "check_args", "check_numerics", "check_init_from", "SEAT_MODES", "SAMPLING"]
 
 SEAT_MODES = ("random", "rotate")
 SAMPLING = ("gumbel", "inverse_cdf")
@@ -80,6 +80,11 @@ class Args(PPOArgs):
 
     eval_every: int = 1_000_000
 
+    init_from: str | None = None
+    """start the actor from a safe checkpoint instead of a fresh network (a fine-tune, or a run continued in a new setup): 'ppo:PATH', 'pretrained:GAME' or a path; its game, flags, net_arch and activation must be this run's. The critic, the optimizer and the counters start afresh (see critic_warmup)"""
+    critic_warmup: int = 0
+    """learner steps at the start of the run in which only the critic learns (the actor stays as it is): a fresh critic of an init_from actor fits its values before the policy follows its advantages"""
+
     resume: str | None = None
     """continue a batched run from its checkpoint: runs/<run>/last.mazzo.zip (the training state is read from last_state.zip beside it; JSON and arrays, never a pickle). A new run folder is made beside it"""
     sampling: str = "gumbel"
@@ -94,8 +99,7 @@ class Args(PPOArgs):
 
 def check_args(args: Args) -> dict[str, Any]:
     """Validate everything before training; returns the checkpoint metadata of this setup."""
-    if args.numerics not in NUMERICS:
-        raise ConfigError(f"invalid value {args.numerics!r} for 'numerics'; allowed: {', '.join(map(repr, NUMERICS))}")
+    check_numerics(args)
     if args.sampling not in SAMPLING:
         raise ConfigError(f"invalid value {args.sampling!r} for 'sampling'; allowed: 'gumbel', 'inverse_cdf'")
     _, _, meta = check_ppo(args, seats=SEAT_MODES)
@@ -113,6 +117,12 @@ def check_args(args: Args) -> dict[str, Any]:
     return meta
 
 
+def check_numerics(args: Args) -> None:
+    """``numerics`` one of ``NUMERICS`` (checked first: the run pins it before anything loads torch)."""
+    if args.numerics not in NUMERICS:
+        raise ConfigError(f"invalid value {args.numerics!r} for 'numerics'; allowed: {', '.join(map(repr, NUMERICS))}")
+
+
 def _check_algorithm(args: Args) -> None:
     """The keys of the algorithm, the critic and the league."""
     for key, allowed in (("algo", ALGOS), ("critic", CRITICS), ("opponent_sampling", OPPONENT_SAMPLING)):
@@ -122,6 +132,9 @@ def _check_algorithm(args: Args) -> None:
     check_ranges(args, (("epsilon", "[0, 1]", lambda v: 0 <= v <= 1), ("pfsp_power", "[0, 100]", lambda v: 0 <= v <= 100),
                         ("pfsp_floor", "(0, 1e6]", lambda v: 0 < v <= 1e6)))
     check_ints(args, ("league_games",), 1)
+    check_ints(args, ("critic_warmup",), 0)
+    if args.init_from is not None:
+        check_init_from(args)
     if args.critic == "oracle" and args.algo != "ppo":
         raise ConfigError(f"'critic: oracle' is PPO's (algo: ppo); algo {args.algo!r} has no critic")
     if args.critic == "oracle" and args.stack_first_layers:
@@ -132,6 +145,37 @@ def _check_algorithm(args: Args) -> None:
                           "trains Q-values: set bc_episodes: 0, or use algo: ppo")
     if args.opponent_sampling == "pfsp" and not args.selfplay:
         raise ConfigError("'opponent_sampling: pfsp' draws from a pool of snapshots: it needs 'selfplay: true'")
+    if args.critic_warmup and args.algo != "ppo":
+        raise ConfigError(f"'critic_warmup' is PPO's (algo: ppo); algo {args.algo!r} has no critic")
     if not isinstance(args.checkpoint_at, list) or not all(
             isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in args.checkpoint_at):
         raise ConfigError(f"invalid value {args.checkpoint_at!r} for 'checkpoint_at'; allowed: a list of ints > 0")
+
+
+def init_spec(init_from: str) -> str:
+    """The agent spec of ``init_from`` (a bare path is ``ppo:PATH``)."""
+    return init_from if init_from.startswith(("ppo:", "pretrained:")) else f"ppo:{init_from}"
+
+
+def check_init_from(args: Args) -> Any:
+    """The actor ``init_from`` names, loaded by the safe loader (which refuses another game, other flags or another
+    observation shape), checked against this run's network and algorithm; ``ConfigError`` saying what differs."""
+    from agents import make_agent
+
+    if not isinstance(args.init_from, str) or not args.init_from:
+        raise ConfigError(f"invalid value {args.init_from!r} for 'init_from'; allowed: 'ppo:PATH', "
+                          "'pretrained:GAME', a checkpoint path or null")
+    if args.algo != "ppo":
+        raise ConfigError(f"'init_from' starts PPO's actor (algo: ppo); algo {args.algo!r} trains Q-values")
+    if args.bc_episodes:
+        raise ConfigError("'init_from' and 'bc_episodes' both set the actor's first weights: set bc_episodes: 0 "
+                          "to start from the checkpoint, or init_from: null to imitate bc_teacher")
+    agent = make_agent(init_spec(args.init_from), args.game, flags=dict(args.env))
+    net = agent.meta["network"]
+    if list(net["pi"]) != list(args.net_arch) or net["activation"] != args.activation:
+        raise ConfigError(f"init_from {args.init_from!r} is a {net['pi']} {net['activation']} network; this run's "
+                          f"net_arch is {list(args.net_arch)} with activation {args.activation!r}: set them to the "
+                          "checkpoint's")
+    if agent.meta.get("outputs") == "q_values":
+        raise ConfigError(f"init_from {args.init_from!r} is a Q-network (algo: dmc); PPO's actor starts from logits")
+    return agent.actor

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from train.batched.args import Args, check_args
+from train.batched.args import Args, check_args, check_numerics
 from train.batched.dmc import BatchedDMC
 from train.batched.league import League
 from train.batched.ppo import BatchedPPO
@@ -50,10 +50,12 @@ def main(argv: list[str] | None = None, prog: str = "python -m train.batched") -
     """One run (module docstring); returns its folder."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(Args, resume_argv(argv), prog=prog)
+    check_numerics(args)
+    # pinned before the checks: a checkpoint they read (init_from, a ppo: opponent) loads torch
+    preloaded = "torch" in sys.modules  # then the pins come too late (a notebook, a test)
+    pin_numerics(args.numerics)
     resumed = check_resume(args) if args.resume else None  # before anything is built: clear errors first
     meta = check_args(args)
-    preloaded = "torch" in sys.modules  # then the pins below may come too late (a notebook, a test)
-    pin_numerics(args.numerics)
     from torch.utils.tensorboard import SummaryWriter  # heavy imports only after the config is known to be good
 
     if resumed:

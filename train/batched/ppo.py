@@ -64,6 +64,10 @@ class BatchedPPO(BatchedLearner):
         self.priv_size = self.env.privileged_size if self.oracle else 0
         self.priv_all = np.zeros((B, self.priv_size), dtype=np.float32)
         self.actor = build_actor(size, A, list(args.net_arch), args.activation)
+        if getattr(args, "init_from", None):  # a fine-tune: the checkpoint's actor, a fresh critic
+            from train.batched.args import check_init_from
+
+            self.actor.load_state_dict(check_init_from(args).state_dict())
         self.critic = build_critic(size + self.priv_size, list(args.net_arch), args.activation)
         self.params = [*self.actor.parameters(), *self.critic.parameters()]
         self.optimizer = torch.optim.Adam(self.params, lr=args.learning_rate, eps=1e-5, fused=True)
@@ -130,6 +134,8 @@ class BatchedPPO(BatchedLearner):
         args, buf = self.args, self.buf
         if args.anneal_lr:
             self.optimizer.param_groups[0]["lr"] = args.learning_rate * max(1 - self.global_step / args.total_timesteps, 0)
+        # critic_warmup: the loss is the critic's alone, so the actor gets no gradient (and Adam leaves it be)
+        actor_learns = self.global_step > getattr(args, "critic_warmup", 0)
         comp, adv, ret = buf.advantages(args.gamma, args.gae_lambda)
         idx = torch.from_numpy(np.flatnonzero(comp))
         obs_t, mask_t, priv_t = torch.from_numpy(buf.obs), torch.from_numpy(buf.mask), torch.from_numpy(buf.priv)
@@ -161,7 +167,8 @@ class BatchedPPO(BatchedLearner):
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
                 pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - args.clip_range, 1 + args.clip_range)).mean()
                 value_loss = ((value - rows(ret_t, 0, mb)) ** 2).mean()
-                loss = pg_loss - args.ent_coef * entropy + args.vf_coef * value_loss
+                loss = (pg_loss - args.ent_coef * entropy + args.vf_coef * value_loss if actor_learns
+                        else args.vf_coef * value_loss)
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.params, args.max_grad_norm)

@@ -20,6 +20,7 @@ False)``: nothing in the file can run code. A missing or misshapen part raises `
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Callable
@@ -270,7 +271,9 @@ def check_resume(args: Any) -> tuple[Path, dict[str, Any], dict[str, np.ndarray]
     old = state.get("config")
     if not isinstance(old, dict):
         raise CheckpointError(f"{state_file}: no config in it")
-    old, new = canonical(old), json.loads(json.dumps(to_dict(args)))
+    # a key newer than the run resumed had its default there
+    defaults = {f.name: f.default for f in dataclasses.fields(args) if f.default is not dataclasses.MISSING}
+    old, new = {**defaults, **canonical(old)}, json.loads(json.dumps(to_dict(args)))
     changed = [k for k in new if k not in RESUME_FREE and old.get(k) != new[k]]
     if changed:
         what = "; ".join(f"{k}: {old.get(k)!r} in that run, {new[k]!r} here" for k in changed)
