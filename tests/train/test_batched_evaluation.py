@@ -88,3 +88,26 @@ def test_the_scaling_studys_roles_panel_says_what_each_contract_earned(monkeypat
     assert credits is not None and -24 <= credits <= 24  # at most a solo tripla with cappotto: 4 x 3 x 2
     assert f"({credits:+.2f} credits per contract)" in learning._made(roles)
     assert learning._made({"made": roles["made"]}) == learning._pct(roles["made"])  # older results: the rate only
+
+
+@pytest.mark.slow
+def test_the_fine_tune_study_trains_from_the_shipped_agent_and_measures_it_against_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import finetune
+
+    out, js = tmp_path / "finetune.md", tmp_path / "finetune.json"
+    argv = ["--games", "picchetto", "--steps", "1000", "2000", "--heuristic-deals", "16", "--pimc-deals", "2",
+            "--runs", str(tmp_path / "runs"), "--json", str(js), "--out", str(out), "--set", "num_envs=16",
+            "total_timesteps=2000", "critic_warmup=500", "checkpoint_at=[1000,2000]", "eval_deals=2", "final_deals=2"]
+    finetune.main(argv)
+    entry = json.loads(js.read_text())["picchetto"]
+    config = (tmp_path / "runs" / "picchetto").glob("*/config.yaml")
+    assert "init_from: pretrained:picchetto" in next(config).read_text()
+    assert entry["start_steps"] == 30_009_894 and sorted(entry["points"]) == ["1000", "2000"]
+    growth = entry["points"]["1000"]["growth"]  # 1,000 steps past the shipped agent, alone among copies of it
+    assert growth["n_deals"] == 16 and growth["low"] <= growth["mean"] <= growth["high"]
+    assert "pimc" in entry["points"]["2000"] and "pimc" not in entry["points"]["1000"]
+    assert "| +1,000 (30,010,894) |" in out.read_text()
+    finetune.main(argv)  # the finished run and its figures are reused
+    assert json.loads(js.read_text())["picchetto"]["points"] == entry["points"]

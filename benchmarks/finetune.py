@@ -1,0 +1,145 @@
+"""Past the scaling study's largest budget: the shipped agents trained further, and what it bought.
+
+The study (``benchmarks/learning.py``) stopped at 30M learner steps, and a play-only checkpoint cannot be resumed.
+``configs/<game>/finetune_oracle.yaml`` starts a new run from ``pretrained:<game>`` (``init_from``; a fresh oracle
+critic trained alone for ``critic_warmup`` steps, then PPO in the study's own setup) for 30M more steps. Each kept
+checkpoint (10M, 20M, 30M steps of the fine-tune: 40M, 50M, 60M in all) then faces the panels of the study:
+
+| panel | how | figure |
+|---|---|---|
+| heuristic | ``--heuristic-deals`` duplicate deals on the batched engine, alone among the current heuristic | margin per hand, 95% interval |
+| growth | the same deals, alone among copies of the checkpoint it started from (``pretrained:<game>``, 30M) | does more compute beat less |
+| PIMC | ``--pimc-deals`` duplicate deals through the AEC env, alone among PIMC players at their default budget (last checkpoint only) | margin per hand, 95% interval; Briscola's roles |
+| roles | ``--roles-deals`` AEC deals against the heuristic (last checkpoint; Briscola) | caller and contracts-made rates, credits per contract |
+
+The PIMC panel's deals (``--seed 1``) are the first ones of the shipped agents' own PIMC measurement
+(``agents/pretrained/README.md``): the same deals, so the two figures compare directly.
+
+    python benchmarks/finetune.py --games briscola5 --pimc-deals 100     # trains if no run is there, then measures
+    python benchmarks/finetune.py --report-only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from learning import _meta, _pct, aec_panel, batched_panel, flags_of, fmt, set_argv  # noqa: E402
+
+GAMES = ("briscola5", "picchetto", "pigugnin")
+STEPS = [10_000_000, 20_000_000, 30_000_000]  # configs/<game>/finetune_oracle.yaml's checkpoint_at
+
+
+def run_folder(runs: Path, game: str, extra: list[str] = ()) -> Path:
+    """The game's fine-tune run (trained here if none has finished)."""
+    done = sorted((f for f in (runs / game).glob(f"{game}__*") if (f / "final_eval.json").is_file()),
+                  key=lambda p: p.stat().st_mtime)
+    if done:
+        return done[-1]
+    argv = ["--config", f"configs/{game}/finetune_oracle.yaml", "--runs_dir", str(runs / game), *extra]
+    print(f"training: python -m train {' '.join(argv)}", flush=True)
+    subprocess.run([sys.executable, "-m", "train", *argv, "--progress", "false"], cwd=ROOT, check=True)
+    return run_folder(runs, game)
+
+
+def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
+    """The panels each checkpoint has not faced yet (saved as they come)."""
+    from agents.checkpoint import read_metadata
+
+    folder = run_folder(args.runs, game, set_argv(args.set))
+    entry["run"] = str(folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder)
+    entry["wall_s"] = json.loads((folder / "final_eval.json").read_text()).get("timing", {}).get("wall_time", 0.0)
+    start = ROOT / "agents" / "pretrained" / f"{game}.mazzo.zip"
+    entry["start_steps"] = int(read_metadata(start)["num_timesteps"])
+    for steps in args.steps:
+        ckpt = folder / "checkpoints" / f"step_{steps}.mazzo.zip"
+        flags = flags_of(game, ckpt)
+        point = entry["points"].setdefault(str(steps), {})
+        if "heuristic" not in point:
+            point["heuristic"] = batched_panel(game, flags, ckpt, "heuristic", args.heuristic_deals, args.seed)
+            save()
+        if "growth" not in point:
+            point["growth"] = batched_panel(game, flags, ckpt, f"ppo:{start}", args.heuristic_deals, args.seed)
+            save()
+        print(f"{game} +{steps:,}: vs heuristic {point['heuristic']['mean']:+.3f}, vs the start "
+              f"{point['growth']['mean']:+.3f}", flush=True)
+    last = entry["points"][str(args.steps[-1])]
+    ckpt = folder / "checkpoints" / f"step_{args.steps[-1]}.mazzo.zip"
+    if args.pimc_deals and "pimc" not in last:
+        last["pimc"] = aec_panel(game, flags_of(game, ckpt), ckpt, "pimc", args.pimc_deals, args.seed, args.workers)
+        print(f"{game} +{args.steps[-1]:,}: vs PIMC {last['pimc']['margin']['mean']:+.3f}", flush=True)
+        save()
+    if args.roles_deals and game == "briscola5" and "roles" not in last:
+        last["roles"] = aec_panel(game, flags_of(game, ckpt), ckpt, "heuristic", args.roles_deals, args.seed,
+                                  args.workers)
+        save()
+
+
+def report(results: dict, out: Path) -> None:
+    lines = ["# Past the scaling study: the shipped agents trained further", "",
+             "Definitions: `benchmarks/finetune.py`'s docstring; the analysis: `docs/results/learning.md`. Margins "
+             "per hand with their 95% intervals, bold where the interval excludes 0. \"vs the start\": alone among "
+             "copies of the shipped 30M-step agent it started from, on the same deals.", ""]
+    for game in (g for g in GAMES if g in results):
+        entry, m = results[game], results[game]["meta"]
+        lines += [f"## {game}", "", f"Run `{entry['run']}` ({entry['wall_s'] / 60:.1f} min of wall time); measured by "
+                  f"`{m['command']}` (commit {m['commit']}, started {m['when']}; {m['machine']}; {m['versions']}).", "",
+                  "| learner steps (in all) | vs heuristic | vs the start | deals | vs PIMC | deals | caller "
+                  "(vs heuristic) | contracts made (vs heuristic) |", "|---|---|---|---|---|---|---|---|"]
+        for steps, p in sorted(entry["points"].items(), key=lambda kv: int(kv[0])):
+            pimc, roles = p.get("pimc", {}), p.get("roles", {})
+            credits = roles.get("caller_credits")
+            made = _pct(roles.get("made")) + (f" ({credits['mean']:+.2f} credits per contract)" if credits else "")
+            lines.append(f"| +{int(steps):,} ({entry['start_steps'] + int(steps):,}) | {fmt(p.get('heuristic'))} | "
+                         f"{fmt(p.get('growth'))} | {p.get('heuristic', {}).get('n_deals', '-')} | "
+                         f"{fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} | {_pct(roles.get('caller'))} | "
+                         f"{made} |")
+        lines.append("")
+    out.write_text("\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--games", nargs="+", default=["briscola5"], choices=GAMES)
+    p.add_argument("--heuristic-deals", type=int, default=2000)
+    p.add_argument("--pimc-deals", type=int, default=100)
+    p.add_argument("--roles-deals", type=int, default=200)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--runs", type=Path, default=ROOT / "runs" / "finetune")
+    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "finetune.json")
+    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "finetune.md")
+    p.add_argument("--steps", nargs="+", type=int, default=STEPS,
+                   help="the fine-tune's checkpoints to measure (its config's checkpoint_at); PIMC and roles: the last")
+    p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="more config keys for a new fine-tune run (a smaller one; not for published figures)")
+    p.add_argument("--report-only", action="store_true")
+    args = p.parse_args(argv)
+    results = json.loads(args.json.read_text()) if args.json.is_file() else {}
+
+    def save() -> None:
+        """This process's games into the JSON as they are now (another game's measurement may run beside it)."""
+        on_disk = json.loads(args.json.read_text()) if args.json.is_file() else {}
+        on_disk.update({k: v for k, v in results.items() if k in args.games})
+        results.update(on_disk)
+        args.json.write_text(json.dumps(on_disk, indent=1) + "\n")
+
+    if not args.report_only:
+        for game in args.games:
+            entry = results.setdefault(game, {"points": {}})
+            entry["meta"] = {**_meta(argv), "command": "python benchmarks/finetune.py " + " ".join(argv)}
+            measure(args, game, entry, save)
+            save()
+    report(results, args.out)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
