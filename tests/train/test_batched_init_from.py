@@ -103,3 +103,23 @@ def test_a_run_saved_before_the_new_keys_still_resumes(first_run, tmp_path):
     check_resume(parse_args(Args, resume_argv([*resume, "--total_timesteps", "2000"])))
     with pytest.raises(ConfigError, match="critic_warmup: 0 in that run, 5 here"):
         check_resume(parse_args(Args, resume_argv([*resume, "--critic_warmup", "5"])))
+
+
+@pytest.mark.slow  # a short run in a fresh process
+def test_a_run_that_reads_a_checkpoint_before_training_still_pins_its_numerics(tmp_path):
+    """init_from (and a ppo: opponent) load torch while the config is checked: the pins must come before that."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    argv = [*BASE, "--net_arch", "[128, 128]", "--init_from", "pretrained:picchetto", "--total_timesteps", "300",
+            "--opponents", "[pretrained:picchetto]", "--runs_dir", str(tmp_path / "runs")]
+    out = subprocess.run([sys.executable, "-m", "train.batched", *argv], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "numerics not pinned" not in out.stdout + out.stderr
+    (folder,) = (tmp_path / "runs").iterdir()
+    numerics = json.loads((folder / "final_eval.json").read_text())["numerics"]
+    assert numerics["pinned"] and numerics["mkl_cbwr"] == "COMPATIBLE"
