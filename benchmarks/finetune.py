@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import _meta, _pct, aec_panel, batched_panel, flags_of, fmt, set_argv  # noqa: E402
+from learning import _meta, _pct, aec_panel, batched_panel, flags_of, fmt, saver, set_argv  # noqa: E402
 
 GAMES = ("briscola5", "picchetto", "pigugnin")
 STEPS = [10_000_000, 20_000_000, 30_000_000]  # configs/<game>/finetune_oracle.yaml's checkpoint_at
@@ -124,12 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     results = json.loads(args.json.read_text()) if args.json.is_file() else {}
 
-    def save() -> None:
-        """This process's games into the JSON as they are now (another game's measurement may run beside it)."""
-        on_disk = json.loads(args.json.read_text()) if args.json.is_file() else {}
-        on_disk.update({k: v for k, v in results.items() if k in args.games})
-        results.update(on_disk)
-        args.json.write_text(json.dumps(on_disk, indent=1) + "\n")
+    save = saver(args.json, args.games, results)
 
     if not args.report_only:
         for game in args.games:

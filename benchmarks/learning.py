@@ -301,6 +301,19 @@ def _meta(argv: list[str]) -> dict:
             "versions": f"Python {platform.python_version()}, torch {torch.__version__}, numpy {numpy.__version__}"}
 
 
+def saver(path: Path, games: list[str], results: dict) -> Any:
+    """``save()``: this process's ``games`` of ``results`` into the JSON at ``path`` as they are now, beside the other
+    games' figures on disk (studies of other games may run beside it), written whole or not at all."""
+    def save() -> None:
+        on_disk = json.loads(path.read_text()) if path.is_file() else {}
+        on_disk.update({k: v for k, v in results.items() if k in games})
+        results.update(on_disk)
+        tmp = path.with_suffix(".part")
+        tmp.write_text(json.dumps(on_disk, indent=1) + "\n")
+        tmp.replace(path)
+    return save
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -326,14 +339,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     results = json.loads(args.json.read_text()) if args.json.is_file() else {}
 
-    def save() -> None:
-        """Write this process's games into the JSON as it is now (studies of other games may run beside it)."""
-        on_disk = json.loads(args.json.read_text()) if args.json.is_file() else {}
-        on_disk.update({k: v for k, v in results.items() if k in args.games})
-        results.update(on_disk)
-        tmp = args.json.with_suffix(".part")
-        tmp.write_text(json.dumps(on_disk, indent=1) + "\n")
-        tmp.replace(args.json)
+    save = saver(args.json, args.games, results)
 
     if not args.report_only:
         check_budgets(args.games, args.budgets, set_argv(args.set))
