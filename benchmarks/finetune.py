@@ -22,6 +22,7 @@ The PIMC panel's deals (``--seed 1``) are the first ones of the shipped agents' 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import subprocess
 import sys
@@ -57,6 +58,10 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     entry["wall_s"] = json.loads((folder / "final_eval.json").read_text()).get("timing", {}).get("wall_time", 0.0)
     start = ROOT / "agents" / "pretrained" / f"{game}.mazzo.zip"
     entry["start_steps"] = int(read_metadata(start)["num_timesteps"])
+    started = read_metadata(folder / "last.mazzo.zip").get("init_from", {}).get("sha256")
+    if started is not None and started != hashlib.sha256(start.read_bytes()).hexdigest():
+        raise SystemExit(f"error: {folder} started from another checkpoint than today's {start} (the shipped agent "
+                         "changed since): its growth panel would compare with the wrong agent")
     for steps in args.steps:
         ckpt = folder / "checkpoints" / f"step_{steps}.mazzo.zip"
         flags = flags_of(game, ckpt)

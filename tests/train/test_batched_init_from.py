@@ -123,3 +123,15 @@ def test_a_run_that_reads_a_checkpoint_before_training_still_pins_its_numerics(t
     (folder,) = (tmp_path / "runs").iterdir()
     numerics = json.loads((folder / "final_eval.json").read_text())["numerics"]
     assert numerics["pinned"] and numerics["mkl_cbwr"] == "COMPATIBLE"
+
+
+def test_the_checkpoints_name_the_file_the_run_started_from(first_run, tmp_path):
+    import hashlib
+
+    from agents.checkpoint import read_metadata
+
+    start = first_run / "last.mazzo.zip"
+    run = main([*BASE, "--total_timesteps", "600", "--init_from", str(start), "--runs_dir", str(tmp_path)])
+    record = read_metadata(run / "last.mazzo.zip")["init_from"]
+    assert record == {"spec": str(start), "file": str(start), "sha256": hashlib.sha256(start.read_bytes()).hexdigest()}
+    assert "init_from" not in read_metadata(start)

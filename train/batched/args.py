@@ -11,7 +11,7 @@ from envs.core.errors import ConfigError
 from train.args import PPOArgs, check_activation, check_agents, check_ints, check_ppo, check_ranges
 from train.runs import NUMERICS
 
-__all__ = ["Args", "check_args", "check_numerics", "check_init_from", "SEAT_MODES", "SAMPLING"]
+__all__ = ["Args", "check_args", "check_numerics", "check_init_from", "init_record", "SEAT_MODES", "SAMPLING"]
 
 SEAT_MODES = ("random", "rotate")
 SAMPLING = ("gumbel", "inverse_cdf")
@@ -114,6 +114,8 @@ def check_args(args: Args) -> dict[str, Any]:
     if args.bc_episodes:
         make_opponent(args.bc_teacher, args.game, args.env, 0)  # the teacher plays as an OpponentPolicy
     check_agents(args.eval_opponents, args.game)
+    if args.init_from is not None:
+        meta["init_from"] = init_record(args)
     return meta
 
 
@@ -134,7 +136,7 @@ def _check_algorithm(args: Args) -> None:
     check_ints(args, ("league_games",), 1)
     check_ints(args, ("critic_warmup",), 0)
     if args.init_from is not None:
-        check_init_from(args)
+        check_init_from(args)  # BatchedPPO loads the actor again when it builds its own
     if args.critic == "oracle" and args.algo != "ppo":
         raise ConfigError(f"'critic: oracle' is PPO's (algo: ppo); algo {args.algo!r} has no critic")
     if args.critic == "oracle" and args.stack_first_layers:
@@ -155,6 +157,17 @@ def _check_algorithm(args: Args) -> None:
 def init_spec(init_from: str) -> str:
     """The agent spec of ``init_from`` (a bare path is ``ppo:PATH``)."""
     return init_from if init_from.startswith(("ppo:", "pretrained:")) else f"ppo:{init_from}"
+
+
+def init_record(args: Args) -> dict[str, Any]:
+    """What the run started from, for its checkpoints' metadata: the spec, the file and its SHA-256 (a spec like
+    ``pretrained:GAME`` names whatever file is shipped at the time)."""
+    import hashlib
+
+    from agents import make_agent
+
+    path = make_agent(init_spec(args.init_from), args.game, flags=dict(args.env)).path
+    return {"spec": args.init_from, "file": path, "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest()}
 
 
 def check_init_from(args: Args) -> Any:
