@@ -10,7 +10,7 @@ checkpoint (10M, 20M, 30M steps of the fine-tune: 40M, 50M, 60M in all) then fac
 | heuristic | ``--heuristic-deals`` duplicate deals on the batched engine, alone among the current heuristic | margin per hand, 95% interval |
 | growth | the same deals, alone among copies of the checkpoint it started from (``pretrained:<game>``, 30M) | does more compute beat less |
 | PIMC | ``--pimc-deals`` duplicate deals through the AEC env, alone among PIMC players at their default budget (last checkpoint only) | margin per hand, 95% interval; Briscola's roles |
-| roles | ``--roles-deals`` AEC deals against the heuristic (last checkpoint; Briscola) | caller and contracts-made rates, credits per contract |
+| roles | ``--roles-deals`` AEC deals against the heuristic (last checkpoint; the games that count roles: Briscola) | caller and contracts-made rates, credits per contract |
 
 The PIMC panel's deals (``--seed 1``) are the first ones of the shipped agents' own PIMC measurement
 (``agents/pretrained/README.md``): the same deals, so the two figures compare directly.
@@ -31,9 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import _meta, _pct, aec_panel, batched_panel, flags_of, fmt, saver, set_argv  # noqa: E402
+from learning import GAMES, _counts_roles, _meta, _pct, aec_panel, batched_panel, flags_of, fmt, saver, set_argv  # noqa: E402
 
-GAMES = ("briscola5", "picchetto", "pigugnin")
 STEPS = [10_000_000, 20_000_000, 30_000_000]  # configs/<game>/finetune_oracle.yaml's checkpoint_at
 
 
@@ -80,7 +79,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
         last["pimc"] = aec_panel(game, flags_of(game, ckpt), ckpt, "pimc", args.pimc_deals, args.seed, args.workers)
         print(f"{game} +{args.steps[-1]:,}: vs PIMC {last['pimc']['margin']['mean']:+.3f}", flush=True)
         save()
-    if args.roles_deals and game == "briscola5" and "roles" not in last:
+    if args.roles_deals and _counts_roles(game) and "roles" not in last:
         last["roles"] = aec_panel(game, flags_of(game, ckpt), ckpt, "heuristic", args.roles_deals, args.seed,
                                   args.workers)
         save()
@@ -112,7 +111,7 @@ def report(results: dict, out: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--games", nargs="+", default=["briscola5"], choices=GAMES)
+    p.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
     p.add_argument("--heuristic-deals", type=int, default=2000)
     p.add_argument("--pimc-deals", type=int, default=100)
     p.add_argument("--roles-deals", type=int, default=200)
