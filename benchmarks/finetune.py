@@ -1,7 +1,7 @@
 """Past the scaling study's largest budget: the shipped agents trained further, and what it bought.
 
 The study (``benchmarks/learning.py``) stopped at 30M learner steps, and a play-only checkpoint cannot be resumed.
-``configs/<game>/finetune_oracle.yaml`` starts a new run from ``pretrained:<game>`` (``init_from``; a fresh oracle
+``configs/<game>/learning_finetune.yaml`` starts a new run from ``pretrained:<game>`` (``init_from``; a fresh oracle
 critic trained alone for ``critic_warmup`` steps, then PPO in the study's own setup) for 30M more steps. Each kept
 checkpoint (10M, 20M, 30M steps of the fine-tune: 40M, 50M, 60M in all) then faces the panels of the study:
 
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from learning import GAMES, _counts_roles, _meta, _pct, aec_panel, batched_panel, flags_of, fmt, saver, set_argv  # noqa: E402
 
-STEPS = [10_000_000, 20_000_000, 30_000_000]  # configs/<game>/finetune_oracle.yaml's checkpoint_at
+STEPS = [10_000_000, 20_000_000, 30_000_000]  # configs/<game>/learning_finetune.yaml's checkpoint_at
 
 
 def run_folder(runs: Path, game: str, extra: list[str] = ()) -> Path:
@@ -42,7 +42,7 @@ def run_folder(runs: Path, game: str, extra: list[str] = ()) -> Path:
                   key=lambda p: p.stat().st_mtime)
     if done:
         return done[-1]
-    argv = ["--config", f"configs/{game}/finetune_oracle.yaml", "--runs_dir", str(runs / game), *extra]
+    argv = ["--config", f"configs/{game}/learning_finetune.yaml", "--runs_dir", str(runs / game), *extra]
     print(f"training: python -m train {' '.join(argv)}", flush=True)
     subprocess.run([sys.executable, "-m", "train", *argv, "--progress", "false"], cwd=ROOT, check=True)
     return run_folder(runs, game)
