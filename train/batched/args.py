@@ -166,8 +166,10 @@ def init_record(args: Args) -> dict[str, Any]:
 
     from agents import make_agent
 
+    from pathlib import Path
+
     path = make_agent(init_spec(args.init_from), args.game, flags=dict(args.env)).path
-    return {"spec": args.init_from, "file": path, "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest()}
+    return {"spec": args.init_from, "file": path, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
 
 
 def check_init_from(args: Args) -> Any:

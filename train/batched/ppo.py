@@ -26,6 +26,9 @@ are sampled with a seeded generator, by Gumbel-max (``sampling: gumbel``, the de
 layers of the actor and the critic run as one matrix product (``policy_and_value``). Both options change the
 floating-point path, hence the run: the defaults keep the published runs reproducible.
 
+A run may start from a checkpoint's actor (``init_from``) with a fresh critic; for its first ``critic_warmup``
+learner steps the loss is the value loss alone, so the actor keeps the checkpoint's weights while the critic fits.
+
 ``timers`` accumulates wall seconds per part (``env``: engine steps, ``learner``: the networks in the rollout,
 ``opponents``: opponent decisions, of which there were ``opponent_decisions``, ``update``: GAE and the epochs;
 ``benchmarks/train_speed.py`` reads them). The training state for ``--resume`` is ``train/batched/state.py``'s.
