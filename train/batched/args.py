@@ -163,10 +163,9 @@ def init_record(args: Args) -> dict[str, Any]:
     """What the run started from, for its checkpoints' metadata: the spec, the file and its SHA-256 (a spec like
     ``pretrained:GAME`` names whatever file is shipped at the time)."""
     import hashlib
+    from pathlib import Path
 
     from agents import make_agent
-
-    from pathlib import Path
 
     path = make_agent(init_spec(args.init_from), args.game, flags=dict(args.env)).path
     return {"spec": args.init_from, "file": path, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
