@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import GAMES, _counts_roles, _meta, _pct, aec_panel, batched_panel, flags_of, fmt, saver, set_argv  # noqa: E402
+from learning import GAMES, _counts_roles, _made, _meta, _pct, aec_panel, batched_panel, flags_of, fmt, saver, set_argv  # noqa: E402
 
 STEPS = [10_000_000, 20_000_000, 30_000_000]  # configs/<game>/learning_finetune.yaml's checkpoint_at
 
@@ -98,12 +98,10 @@ def report(results: dict, out: Path) -> None:
                   "(vs heuristic) | contracts made (vs heuristic) |", "|---|---|---|---|---|---|---|---|"]
         for steps, p in sorted(entry["points"].items(), key=lambda kv: int(kv[0])):
             pimc, roles = p.get("pimc", {}), p.get("roles", {})
-            credits = roles.get("caller_credits")
-            made = _pct(roles.get("made")) + (f" ({credits['mean']:+.2f} credits per contract)" if credits else "")
             lines.append(f"| +{int(steps):,} ({entry['start_steps'] + int(steps):,}) | {fmt(p.get('heuristic'))} | "
                          f"{fmt(p.get('growth'))} | {p.get('heuristic', {}).get('n_deals', '-')} | "
                          f"{fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} | {_pct(roles.get('caller'))} | "
-                         f"{made} |")
+                         f"{_made(roles)} |")
         lines.append("")
     out.write_text("\n".join(lines))
 

@@ -3,7 +3,9 @@ their checks."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agents.rows import make_opponent, opponent_specs
@@ -11,7 +13,7 @@ from envs.core.errors import ConfigError
 from train.args import PPOArgs, check_activation, check_agents, check_ints, check_ppo, check_ranges
 from train.runs import NUMERICS
 
-__all__ = ["Args", "check_args", "check_numerics", "check_init_from", "init_record", "SEAT_MODES", "SAMPLING"]
+__all__ = ["Args", "check_args", "check_numerics", "check_init_from", "SEAT_MODES", "SAMPLING"]
 
 SEAT_MODES = ("random", "rotate")
 SAMPLING = ("gumbel", "inverse_cdf")
@@ -114,8 +116,10 @@ def check_args(args: Args) -> dict[str, Any]:
     if args.bc_episodes:
         make_opponent(args.bc_teacher, args.game, args.env, 0)  # the teacher plays as an OpponentPolicy
     check_agents(args.eval_opponents, args.game)
-    if args.init_from is not None:
-        meta["init_from"] = init_record(args)
+    if args.init_from is not None:  # recorded: a spec like pretrained:GAME names whatever file is shipped today
+        start = check_init_from(args)
+        meta["init_from"] = {"spec": args.init_from, "file": start.path,
+                             "sha256": hashlib.sha256(Path(start.path).read_bytes()).hexdigest()}
     return meta
 
 
@@ -135,8 +139,6 @@ def _check_algorithm(args: Args) -> None:
                         ("pfsp_floor", "(0, 1e6]", lambda v: 0 < v <= 1e6)))
     check_ints(args, ("league_games",), 1)
     check_ints(args, ("critic_warmup",), 0)
-    if args.init_from is not None:
-        check_init_from(args)  # BatchedPPO loads the actor again when it builds its own
     if args.critic == "oracle" and args.algo != "ppo":
         raise ConfigError(f"'critic: oracle' is PPO's (algo: ppo); algo {args.algo!r} has no critic")
     if args.critic == "oracle" and args.stack_first_layers:
@@ -159,21 +161,10 @@ def init_spec(init_from: str) -> str:
     return init_from if init_from.startswith(("ppo:", "pretrained:")) else f"ppo:{init_from}"
 
 
-def init_record(args: Args) -> dict[str, Any]:
-    """What the run started from, for its checkpoints' metadata: the spec, the file and its SHA-256 (a spec like
-    ``pretrained:GAME`` names whatever file is shipped at the time)."""
-    import hashlib
-    from pathlib import Path
-
-    from agents import make_agent
-
-    path = make_agent(init_spec(args.init_from), args.game, flags=dict(args.env)).path
-    return {"spec": args.init_from, "file": path, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
-
-
 def check_init_from(args: Args) -> Any:
-    """The actor ``init_from`` names, loaded by the safe loader (which refuses another game, other flags or another
-    observation shape), checked against this run's network and algorithm; ``ConfigError`` saying what differs."""
+    """The player ``init_from`` names (a ``TrainedAgent``: ``.actor``, ``.path``), loaded by the safe loader (which
+    refuses another game, other flags or another observation shape), checked against this run's network and
+    algorithm; ``ConfigError`` saying what differs."""
     from agents import make_agent
 
     if not isinstance(args.init_from, str) or not args.init_from:
@@ -192,4 +183,4 @@ def check_init_from(args: Args) -> Any:
                           "checkpoint's")
     if agent.meta.get("outputs") == "q_values":
         raise ConfigError(f"init_from {args.init_from!r} is a Q-network (algo: dmc); PPO's actor starts from logits")
-    return agent.actor
+    return agent

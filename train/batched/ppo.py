@@ -70,7 +70,7 @@ class BatchedPPO(BatchedLearner):
         if getattr(args, "init_from", None):  # a fine-tune: the checkpoint's actor, a fresh critic
             from train.batched.args import check_init_from
 
-            self.actor.load_state_dict(check_init_from(args).state_dict())
+            self.actor.load_state_dict(check_init_from(args).actor.state_dict())
         self.critic = build_critic(size + self.priv_size, list(args.net_arch), args.activation)
         self.params = [*self.actor.parameters(), *self.critic.parameters()]
         self.optimizer = torch.optim.Adam(self.params, lr=args.learning_rate, eps=1e-5, fused=True)
