@@ -141,3 +141,25 @@ def test_every_game_has_its_generated_page(game):
     shown = page_text(page)
     assert "| flag | default | allowed | meaning |" in shown and "| slice | field |" in shown  # the generated tables
     assert f"../rules/{game}.md" in shown
+
+
+def test_the_api_pages_are_replaced_in_place_and_stale_ones_removed(tmp_path):
+    """A build writes docs/api/generated without ever leaving it empty (another build may be reading it): pages that
+    did not change are not rewritten, a package that is gone loses its page."""
+    from types import SimpleNamespace
+
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "index.md").write_text("# API\n")
+    out = tmp_path / mazzo_docs.API_DIR
+    out.mkdir()
+    (out / "gone.md").write_text("# a package removed since\n")
+    app = SimpleNamespace(srcdir=str(tmp_path))
+    mazzo_docs._write_api_pages(app)
+    pages = {p.stem for p in out.iterdir()}
+    assert pages == set(mazzo_docs.packages()) and "envs" in pages
+    before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    (out / "agents.md").write_text("# edited by hand\n")
+    mazzo_docs._write_api_pages(app)
+    after = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    assert "# edited by hand" not in (out / "agents.md").read_text()
+    assert {k: v for k, v in after.items() if k != "agents.md"} == {k: v for k, v in before.items() if k != "agents.md"}

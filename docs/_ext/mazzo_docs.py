@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -216,12 +216,19 @@ def _write_api_pages(app) -> None:
     if not (Path(app.srcdir) / "api" / "index.md").is_file():
         return  # a site without an API reference (the tests' tiny sites)
     out = Path(app.srcdir) / API_DIR
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    out.mkdir(parents=True, exist_ok=True)
     found = packages()
+    # Pages are replaced in place and only stale ones removed: a page is never missing, even to another build
+    # reading the same folder at the same moment (removing the folder first let such a build find none).
+    for stale in set(out.glob("*.md")) - {out / f"{package}.md" for package in found}:
+        stale.unlink(missing_ok=True)
     for package, modules in found.items():
         subs = [p for p in found if p.rpartition(".")[0] == package]
-        (out / f"{package}.md").write_text(api_page(package, modules, subs), encoding="utf-8")
+        page, text = out / f"{package}.md", api_page(package, modules, subs)
+        if not page.is_file() or page.read_text(encoding="utf-8") != text:
+            tmp = page.with_suffix(f".{os.getpid()}.part")
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(page)
 
 
 # -- Sphinx hooks ---------------------------------------------------------------------------
