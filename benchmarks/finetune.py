@@ -12,10 +12,15 @@ checkpoint (10M, 20M, 30M steps of the fine-tune: 40M, 50M, 60M in all) then fac
 | PIMC | ``--pimc-deals`` duplicate deals through the AEC env, alone among PIMC players at their default budget (last checkpoint only) | margin per hand, 95% interval; Briscola's roles |
 | roles | ``--roles-deals`` AEC deals against the heuristic (last checkpoint; the games that count roles: Briscola) | caller and contracts-made rates, credits per contract |
 
+``--stage 2`` (3, ...) goes on from the previous stage: a new run of the same config from that stage's last
+checkpoint (``init_from: ppo:<its last.mazzo.zip>``, ``seed: stage + 1``, in ``<runs>/<game>/stage<N>/``), whose
+growth panel is alone among copies of that checkpoint instead of the shipped agent.
+
 The PIMC panel's deals (``--seed 1``) are the first ones of the shipped agents' own PIMC measurement
 (``agents/pretrained/README.md``): the same deals, so the two figures compare directly.
 
     python benchmarks/finetune.py --games briscola5 --pimc-deals 100     # trains if no run is there, then measures
+    python benchmarks/finetune.py --games picchetto --pimc-deals 200 --stage 2   # 30M steps more: 90M in all
     python benchmarks/finetune.py --report-only
 """
 
@@ -36,30 +41,64 @@ from learning import GAMES, _counts_roles, _made, _meta, _pct, aec_panel, batche
 STEPS = [10_000_000, 20_000_000, 30_000_000]  # configs/<game>/learning_finetune.yaml's checkpoint_at
 
 
-def run_folder(runs: Path, game: str, extra: list[str] = ()) -> Path:
-    """The game's fine-tune run (trained here if none has finished)."""
-    done = sorted((f for f in (runs / game).glob(f"{game}__*") if (f / "final_eval.json").is_file()),
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def stage_folder(runs: Path, game: str, stage: int) -> Path:
+    """Where a stage's run lives: ``<runs>/<game>`` (stage 1), ``<runs>/<game>/stage<N>``."""
+    return runs / game if stage == 1 else runs / game / f"stage{stage}"
+
+
+def finished(where: Path, game: str) -> Path | None:
+    """The latest finished run in ``where``, if any."""
+    done = sorted((f for f in where.glob(f"{game}__*") if (f / "final_eval.json").is_file()),
                   key=lambda p: p.stat().st_mtime)
-    if done:
-        return done[-1]
-    argv = ["--config", f"configs/{game}/learning_finetune.yaml", "--runs_dir", str(runs / game), *extra]
+    return done[-1] if done else None
+
+
+def run_folder(where: Path, game: str, extra: list[str] = ()) -> Path:
+    """The fine-tune run in ``where`` (trained here if none has finished)."""
+    done = finished(where, game)
+    if done is not None:
+        return done
+    argv = ["--config", f"configs/{game}/learning_finetune.yaml", "--runs_dir", str(where), *extra]
     print(f"training: python -m train {' '.join(argv)}", flush=True)
     subprocess.run([sys.executable, "-m", "train", *argv, "--progress", "false"], cwd=ROOT, check=True)
-    return run_folder(runs, game)
+    return run_folder(where, game)
+
+
+def steps_before(runs: Path, game: str, stage: int) -> int:
+    """Learner steps in all at the start of ``stage``: the shipped agent's, plus each earlier stage's last checkpoint's
+    (a fine-tune's checkpoints count its own steps)."""
+    from agents.checkpoint import read_metadata
+
+    total = int(read_metadata(ROOT / "agents" / "pretrained" / f"{game}.mazzo.zip")["num_timesteps"])
+    for earlier in range(1, stage):
+        total += int(read_metadata(finished(stage_folder(runs, game, earlier), game) / "last.mazzo.zip")["num_timesteps"])
+    return total
 
 
 def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     """The panels each checkpoint has not faced yet (saved as they come)."""
     from agents.checkpoint import read_metadata
 
-    folder = run_folder(args.runs, game, set_argv(args.set))
-    entry["run"] = str(folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder)
+    start, extra = ROOT / "agents" / "pretrained" / f"{game}.mazzo.zip", set_argv(args.set)
+    if args.stage > 1:  # from the previous stage's last checkpoint
+        previous = finished(stage_folder(args.runs, game, args.stage - 1), game)
+        if previous is None:
+            raise SystemExit(f"error: stage {args.stage} starts from stage {args.stage - 1}'s run, and there is none "
+                             f"in {stage_folder(args.runs, game, args.stage - 1)}: run --stage {args.stage - 1} first")
+        start = previous / "last.mazzo.zip"
+        extra = [*set_argv([f"init_from=ppo:{_shown(start)}", f"seed={args.stage + 1}",
+                            f"exp_name=finetune{args.stage}_oracle"]), *extra]
+    folder = run_folder(stage_folder(args.runs, game, args.stage), game, extra)
+    entry["run"], entry["start"] = _shown(folder), _shown(start)
     entry["wall_s"] = json.loads((folder / "final_eval.json").read_text()).get("timing", {}).get("wall_time", 0.0)
-    start = ROOT / "agents" / "pretrained" / f"{game}.mazzo.zip"
-    entry["start_steps"] = int(read_metadata(start)["num_timesteps"])
+    entry["start_steps"] = steps_before(args.runs, game, args.stage)
     started = read_metadata(folder / "last.mazzo.zip").get("init_from", {}).get("sha256")
     if started is not None and started != hashlib.sha256(start.read_bytes()).hexdigest():
-        raise SystemExit(f"error: {folder} started from another checkpoint than today's {start} (the shipped agent "
+        raise SystemExit(f"error: {folder} started from another checkpoint than today's {start} (the start "
                          "changed since): its growth panel would compare with the wrong agent")
     for steps in args.steps:
         ckpt = folder / "checkpoints" / f"step_{steps}.mazzo.zip"
@@ -89,20 +128,26 @@ def report(results: dict, out: Path) -> None:
     lines = ["# Past the scaling study: the shipped agents trained further", "",
              "Definitions: `benchmarks/finetune.py`'s docstring; the analysis: `docs/results/learning.md`. Margins "
              "per hand with their 95% intervals, bold where the interval excludes 0. \"vs the start\": alone among "
-             "copies of the shipped 30M-step agent it started from, on the same deals.", ""]
+             "copies of the agent it started from (stage 1: the shipped 30M-step agent; a later stage: the previous "
+             "stage's last checkpoint), on the same deals.", ""]
     for game in (g for g in GAMES if g in results):
-        entry, m = results[game], results[game]["meta"]
-        lines += [f"## {game}", "", f"Run `{entry['run']}` ({entry['wall_s'] / 60:.1f} min of wall time); measured by "
-                  f"`{m['command']}` (commit {m['commit']}, started {m['when']}; {m['machine']}; {m['versions']}).", "",
-                  "| learner steps (in all) | vs heuristic | vs the start | deals | vs PIMC | deals | caller "
-                  "(vs heuristic) | contracts made (vs heuristic) |", "|---|---|---|---|---|---|---|---|"]
-        for steps, p in sorted(entry["points"].items(), key=lambda kv: int(kv[0])):
-            pimc, roles = p.get("pimc", {}), p.get("roles", {})
-            lines.append(f"| +{int(steps):,} ({entry['start_steps'] + int(steps):,}) | {fmt(p.get('heuristic'))} | "
-                         f"{fmt(p.get('growth'))} | {p.get('heuristic', {}).get('n_deals', '-')} | "
-                         f"{fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} | {_pct(roles.get('caller'))} | "
-                         f"{_made(roles)} |")
-        lines.append("")
+        stages = [("", results[game])] + [(f", stage {k}", e) for k, e in sorted(
+            results[game].get("stages", {}).items(), key=lambda kv: int(kv[0]))]
+        for title, entry in stages:
+            m = entry["meta"]
+            lines += [f"## {game}{title}", "", f"Run `{entry['run']}` ({entry['wall_s'] / 60:.1f} min of wall time), "
+                      f"started from `{entry.get('start', f'pretrained:{game}')}` ({entry['start_steps']:,} steps); "
+                      f"measured by `{m['command']}` (commit {m['commit']}, started {m['when']}; {m['machine']}; "
+                      f"{m['versions']}).", "",
+                      "| learner steps (in all) | vs heuristic | vs the start | deals | vs PIMC | deals | caller "
+                      "(vs heuristic) | contracts made (vs heuristic) |", "|---|---|---|---|---|---|---|---|"]
+            for steps, p in sorted(entry["points"].items(), key=lambda kv: int(kv[0])):
+                pimc, roles = p.get("pimc", {}), p.get("roles", {})
+                lines.append(f"| +{int(steps):,} ({entry['start_steps'] + int(steps):,}) | {fmt(p.get('heuristic'))} | "
+                             f"{fmt(p.get('growth'))} | {p.get('heuristic', {}).get('n_deals', '-')} | "
+                             f"{fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} | {_pct(roles.get('caller'))} | "
+                             f"{_made(roles)} |")
+            lines.append("")
     out.write_text("\n".join(lines))
 
 
@@ -122,8 +167,12 @@ def main(argv: list[str] | None = None) -> None:
                    help="the fine-tune's checkpoints to measure (its config's checkpoint_at); PIMC and roles: the last")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="more config keys for a new fine-tune run (a smaller one; not for published figures)")
+    p.add_argument("--stage", type=int, default=1,
+                   help="1: from the shipped agent; N > 1: from stage N-1's last checkpoint (that run must exist)")
     p.add_argument("--report-only", action="store_true")
     args = p.parse_args(argv)
+    if args.stage < 1:
+        p.error(f"--stage must be 1 or more, got {args.stage}")
     results = json.loads(args.json.read_text()) if args.json.is_file() else {}
 
     save = saver(args.json, args.games, results)
@@ -131,6 +180,8 @@ def main(argv: list[str] | None = None) -> None:
     if not args.report_only:
         for game in args.games:
             entry = results.setdefault(game, {"points": {}})
+            if args.stage > 1:
+                entry = entry.setdefault("stages", {}).setdefault(str(args.stage), {"points": {}})
             entry["meta"] = {**_meta(argv), "command": "python benchmarks/finetune.py " + " ".join(argv)}
             measure(args, game, entry, save)
             save()

@@ -111,3 +111,19 @@ def test_the_fine_tune_study_trains_from_the_shipped_agent_and_measures_it_again
     assert "| +1,000 (30,010,894) |" in out.read_text()
     finetune.main(argv)  # the finished run and its figures are reused
     assert json.loads(js.read_text())["picchetto"]["points"] == entry["points"]
+
+    with pytest.raises(SystemExit, match="run --stage 2 first"):
+        finetune.main([*argv, "--stage", "3"])
+    finetune.main([*argv, "--stage", "2"])  # from stage 1's last checkpoint
+    results = json.loads(js.read_text())["picchetto"]
+    stage1 = next((tmp_path / "runs" / "picchetto").glob("picchetto__*"))
+    config = next((tmp_path / "runs" / "picchetto" / "stage2").glob("picchetto__*/config.yaml")).read_text()
+    assert f"init_from: ppo:{stage1}/last.mazzo.zip" in config and "\nseed: 3\n" in config
+    stage2 = results["stages"]["2"]
+    from agents.checkpoint import read_metadata
+
+    in_all = 30_009_894 + read_metadata(stage1 / "last.mazzo.zip")["num_timesteps"]  # the shipped agent's + stage 1's
+    assert stage2["start"] == f"{stage1}/last.mazzo.zip" and stage2["start_steps"] == in_all
+    assert results["points"] == entry["points"] and sorted(stage2["points"]) == ["1000", "2000"]
+    assert "## picchetto, stage 2" in out.read_text() and f"| +1,000 ({in_all + 1000:,}) |" in out.read_text()
+
