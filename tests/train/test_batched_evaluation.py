@@ -127,3 +127,31 @@ def test_the_fine_tune_study_trains_from_the_shipped_agent_and_measures_it_again
     assert results["points"] == entry["points"] and sorted(stage2["points"]) == ["1000", "2000"]
     assert "## picchetto, stage 2" in out.read_text() and f"| +1,000 ({in_all + 1000:,}) |" in out.read_text()
 
+
+@pytest.mark.slow
+def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_measures_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import distill_pimc
+
+    out, js, runs = tmp_path / "d.md", tmp_path / "d.json", tmp_path / "runs"
+    argv = ["--hands", "3", "--demo-workers", "2", "--epochs", "2", "--growth-deals", "8", "--pimc-deals", "2", "--runs", str(runs),
+            "--json", str(js), "--out", str(out)]
+    distill_pimc.main(argv)
+    entry = json.loads(js.read_text())["picchetto"]["best"]
+    with np.load(runs / "picchetto" / "demos_3_777_w2.npz") as z:
+        values, mask, hands = z["values"], z["mask"], z["hand"]
+    assert len(values) == entry["train_decisions"] + entry["held_out_decisions"] and set(hands) == {0, 1, 2}
+    assert (mask.sum(1) > 1).all()  # only decisions with a choice
+    assert not np.isnan(values[mask]).all() and np.isnan(values[~mask]).all()  # values only for legal moves
+    assert [e["epoch"] for e in entry["epochs"]] == [1, 2]
+    assert 0.0 <= entry["start_agreement"]["no_regret"] <= 1.0 and entry["start_agreement"]["regret"] >= 0.0
+    distilled = runs / "picchetto" / "distilled_best.mazzo.zip"
+    from agents.checkpoint import read_metadata
+
+    assert read_metadata(distilled)["distilled"]["teacher"] == "pimc"
+    assert entry["growth"]["n_deals"] == 8 and entry["pimc"]["n_deals"] == 2
+    assert "| alone among PIMC |" in out.read_text()
+    before = (runs / "picchetto" / "demos_3_777_w2.npz").stat().st_mtime_ns
+    distill_pimc.main(argv)  # the demonstrations are reused
+    assert (runs / "picchetto" / "demos_3_777_w2.npz").stat().st_mtime_ns == before

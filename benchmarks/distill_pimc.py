@@ -1,0 +1,248 @@
+"""Can a network learn the search's choices? PIMC's decisions distilled into a trained agent, and what it bought.
+
+Issue 22 asks for a learned agent that beats PIMC without searching at play time. PPO against the heuristics
+and itself did not get there (``benchmarks/finetune.md``), so this tries the other road: imitate the search.
+PIMC (default budget) plays every seat of ``--hands`` deals through the AEC env; each decision with a choice
+is kept with PIMC's value of every candidate move. The agent (``--start``: the shipped one by default) is then
+trained on them and measured again:
+
+| step | how |
+|---|---|
+| demonstrations | ``collect``: PIMC at every seat; per decision the observation, the mask, PIMC's move and its mean value of each candidate (``PIMCAgent.last_values``); kept in ``--runs`` and reused |
+| PIMC's best set | the candidates within 1e-6 of PIMC's best value: ties are common (two cards that both lose the trick), and PIMC breaks them at random, so the target is the set, not PIMC's pick |
+| agreement | on held-out deals (the last 10%): how often the agent's greedy move is in PIMC's best set (``no_regret``), and PIMC's own estimate of what the agent's move gives up (``regret``: PIMC's best value minus its value of the agent's move, per decision with a choice) |
+| distil | ``--objective best``: maximise the agent's probability of PIMC's best set (``-log sum p(best)``); ``q``: maximise PIMC's value of the agent's move in expectation (``-sum p(a) A(a)``, ``A`` the value minus the candidates' mean, over ``--scale``). Both plus ``--beta`` x KL(start, new) on the same decisions, Adam at ``--lr`` for ``--epochs`` epochs |
+| panels | the distilled agent alone among copies of its start (``--growth-deals`` batched duplicate deals) and alone among PIMC players (``--pimc-deals`` AEC deals, ``--seed 1``: the shipped agents' PIMC deals) |
+
+    python benchmarks/distill_pimc.py --games picchetto --hands 3000
+    python benchmarks/distill_pimc.py --report-only
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from learning import GAMES, _meta, aec_panel, batched_panel, flags_of, fmt, saver  # noqa: E402
+
+OBJECTIVES = ("best", "q")
+TIE = 1e-6  # values within this of PIMC's best are PIMC's best set
+
+
+def collect(game: str, flags: dict, hands: int, seed: int, out: Path, workers: int = 1) -> dict[str, np.ndarray]:
+    """PIMC at every seat of ``hands`` deals; every decision with a choice, with PIMC's candidate values (NaN for a
+    move PIMC did not consider). Saved to ``out`` (reused if there). ``workers`` processes each play a block of the
+    deals, with players seeded by ``seed`` and the block (so the data depend on ``workers``)."""
+    if out.is_file():
+        with np.load(out) as z:
+            return dict(z)
+    deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
+    blocks = [(game, flags, seed + 104729 * b, deal_seeds, range(b * hands // workers, (b + 1) * hands // workers))
+              for b in range(workers)]
+    if workers == 1:
+        parts = [collect_block(*blocks[0])]
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            parts = pool.starmap(collect_block, blocks)
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, **data)
+    return data
+
+
+def collect_block(game: str, flags: dict, player_seed: int, deal_seeds: np.ndarray, block: range) -> dict:
+    """``collect``'s deals ``block``: PIMC players seeded by ``player_seed`` (and the seat) at every seat."""
+    from agents.registry import make_agent
+    from envs.registry import make_raw_env
+
+    env = make_raw_env(game, **flags)
+    players = [make_agent("pimc", game, seed=player_seed + 7919 * s, flags=flags)
+               for s in range(len(env.possible_agents))]
+    num_actions = env.action_space(env.possible_agents[0]).n
+    obs, masks, values, hand_of = [], [], [], []
+    started = time.time()
+    for hand in block:
+        for p in players:
+            p.reset()
+        env.reset(seed=int(deal_seeds[hand]))
+        while not env.episode_over:
+            name = env.agent_selection
+            o = env.observe(name)
+            player = players[env.agent_name_mapping[name]]
+            move = player.act(o)
+            if o["action_mask"].sum() > 1:
+                v = np.full(num_actions, np.nan, np.float32)
+                v[player.last_candidates] = player.last_values
+                obs.append(o["observation"])
+                masks.append(o["action_mask"].astype(bool))
+                values.append(v)
+                hand_of.append(hand)
+            env.step(move)
+        if (hand + 1 - block.start) % 500 == 0:
+            print(f"{game}: {hand + 1 - block.start} hands of {len(block)}, {len(obs)} decisions, "
+                  f"{time.time() - started:.0f} s", flush=True)
+    return {"obs": np.asarray(obs, np.float32), "mask": np.asarray(masks), "values": np.asarray(values),
+            "hand": np.asarray(hand_of)}
+
+
+def best_set(values: np.ndarray) -> np.ndarray:
+    v = np.nan_to_num(values, nan=-np.inf)
+    return v >= v.max(1, keepdims=True) - TIE
+
+
+def agreement(actor, data: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, float]:
+    """How the actor's greedy moves compare with PIMC's on ``rows`` (see the module docstring)."""
+    import torch
+
+    from agents.checkpoint import HUGE_NEG
+
+    with torch.no_grad():
+        logits = actor(torch.as_tensor(data["obs"][rows])).masked_fill(~torch.as_tensor(data["mask"][rows]), HUGE_NEG)
+    move = logits.argmax(-1).numpy()
+    v = data["values"][rows]
+    mine = v[np.arange(len(rows)), move]
+    regret = np.nanmax(v, 1) - mine
+    return {"decisions": int(len(rows)), "no_regret": float(best_set(v)[np.arange(len(rows)), move].mean()),
+            "regret": float(np.nanmean(regret)), "unvalued": int(np.isnan(mine).sum()),
+            "pimc_ties": float((best_set(v).sum(1) > 1).mean())}
+
+
+def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse.Namespace, held: np.ndarray,
+            log: list) -> object:
+    """A copy of ``start`` trained on ``rows`` (see the module docstring); ``log`` gets the held-out agreement per
+    epoch."""
+    import torch
+
+    from agents.checkpoint import HUGE_NEG
+
+    torch.manual_seed(args.seed)
+    actor = copy.deepcopy(start).requires_grad_(True)
+    for p in actor.parameters():  # load_actor assigns the file's tensors: train copies
+        p.data = p.data.clone()
+    obs, mask = torch.as_tensor(data["obs"]), torch.as_tensor(data["mask"])
+    best = torch.as_tensor(best_set(data["values"]))
+    v = data["values"]
+    adv = torch.as_tensor(np.nan_to_num((v - np.nanmean(v, 1, keepdims=True)) / args.scale), dtype=torch.float32)
+    opt = torch.optim.Adam(actor.parameters(), lr=args.lr)
+    gen = torch.Generator().manual_seed(args.seed)
+    order = torch.as_tensor(rows)
+    for epoch in range(args.epochs):
+        for b in order[torch.randperm(len(order), generator=gen)].split(256):
+            m = mask[b]
+            logp = torch.log_softmax(actor(obs[b]).masked_fill(~m, HUGE_NEG), -1)
+            with torch.no_grad():
+                logp0 = torch.log_softmax(start(obs[b]).masked_fill(~m, HUGE_NEG), -1)
+            if args.objective == "best":
+                loss = -torch.logsumexp(logp.masked_fill(~best[b], HUGE_NEG), -1).mean()
+            else:
+                loss = -(logp.exp() * adv[b]).sum(-1).mean()
+            kl = (logp0.exp() * (logp0 - logp)).masked_fill(~m, 0.0).sum(-1).mean()
+            opt.zero_grad()
+            (loss + args.beta * kl).backward()
+            torch.nn.utils.clip_grad_norm_(actor.parameters(), 1.0)
+            opt.step()
+        log.append({"epoch": epoch + 1, "held_out": agreement(actor, data, held),
+                    "train": agreement(actor, data, rows[:len(held)])})
+        print(f"epoch {epoch + 1}: held-out no-regret {log[-1]['held_out']['no_regret']:.3f}, regret "
+              f"{log[-1]['held_out']['regret']:.3f}; train no-regret {log[-1]['train']['no_regret']:.3f}", flush=True)
+    return actor.requires_grad_(False)
+
+
+def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
+    from agents.checkpoint import load_actor, read_metadata, save_actor
+
+    start_path = Path(args.start or ROOT / "agents" / "pretrained" / f"{game}.mazzo.zip")
+    flags = flags_of(game, start_path)
+    folder = args.runs / game
+    name = f"demos_{args.hands}_{args.demo_seed}" + (f"_w{args.demo_workers}" if args.demo_workers > 1 else "")
+    data = collect(game, flags, args.hands, args.demo_seed, folder / f"{name}.npz", args.demo_workers)
+    hands = np.unique(data["hand"])
+    is_held = np.isin(data["hand"], hands[-max(1, len(hands) // 10):])
+    rows, held = np.flatnonzero(~is_held), np.flatnonzero(is_held)
+    start, _ = load_actor(start_path)
+    entry.update(start=str(start_path.relative_to(ROOT) if start_path.is_relative_to(ROOT) else start_path),
+                 hands=args.hands, train_decisions=int(len(rows)), held_out_decisions=int(len(held)),
+                 setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")},
+                 start_agreement=agreement(start, data, held), epochs=[])
+    print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
+    actor = distill(start, data, rows, args, held, entry["epochs"])
+    out = folder / f"distilled_{args.objective}.mazzo.zip"
+    save_actor(actor, out, {**read_metadata(start_path), "distilled": {"teacher": "pimc", **entry["setup"]}})
+    entry["growth"] = batched_panel(game, flags, out, f"ppo:{start_path}", args.growth_deals, args.seed)
+    print(f"{game}: distilled vs its start {entry['growth']['mean']:+.3f}", flush=True)
+    save()
+    if args.pimc_deals:
+        entry["pimc"] = aec_panel(game, flags, out, "pimc", args.pimc_deals, 1, args.workers)
+        print(f"{game}: distilled vs PIMC {entry['pimc']['margin']['mean']:+.3f}", flush=True)
+    save()
+
+
+def report(results: dict, out: Path) -> None:
+    lines = ["# Distilling PIMC into the trained agents", "",
+             "Definitions: `benchmarks/distill_pimc.py`'s docstring; the analysis: `docs/results/learning.md`. "
+             "Agreement on held-out deals' decisions with a choice: no-regret = the agent's move is in PIMC's best "
+             "set; regret = PIMC's estimate of what the agent's move gives up, per decision.", ""]
+    for game, objective in ((g, o) for g in GAMES for o in OBJECTIVES if o in results.get(g, {})):
+        e, m = results[game][objective], results[game][objective]["meta"]
+        pimc = e.get("pimc", {})
+        lines += [f"## {game}, objective `{objective}`", "", f"Start `{e['start']}`; {e['hands']} hands of PIMC at every seat: "
+                  f"{e['train_decisions']:,} decisions to train on, {e['held_out_decisions']:,} held out. Setup "
+                  f"{e['setup']}. Measured by `{m['command']}` (commit {m['commit']}, started {m['when']}; "
+                  f"{m['machine']}; {m['versions']}).", "",
+                  "| agent | held-out no-regret | held-out regret | train no-regret |", "|---|---|---|---|",
+                  f"| start | {e['start_agreement']['no_regret']:.3f} | {e['start_agreement']['regret']:.3f} | - |"]
+        lines += [f"| epoch {p['epoch']} | {p['held_out']['no_regret']:.3f} | {p['held_out']['regret']:.3f} | "
+                  f"{p['train']['no_regret']:.3f} |" for p in e["epochs"]]
+        lines += ["", f"PIMC's best set has more than one move in {e['start_agreement']['pimc_ties']:.0%} of the "
+                  "held-out decisions.", "", "| distilled agent | margin per hand | deals |", "|---|---|---|",
+                  f"| alone among its start | {fmt(e.get('growth'))} | {e.get('growth', {}).get('n_deals', '-')} |",
+                  f"| alone among PIMC | {fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} |", ""]
+    out.write_text("\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--games", nargs="+", default=["picchetto"], choices=GAMES)
+    p.add_argument("--start", default=None, help="the agent to distil into (default: the shipped pretrained:GAME)")
+    p.add_argument("--hands", type=int, default=3000)
+    p.add_argument("--demo-seed", type=int, default=777, help="PIMC's deals (not the evaluation's)")
+    p.add_argument("--demo-workers", type=int, default=1, help="processes collecting PIMC's decisions")
+    p.add_argument("--objective", choices=OBJECTIVES, default="best")
+    p.add_argument("--epochs", type=int, default=6)
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--beta", type=float, default=0.5)
+    p.add_argument("--scale", type=float, default=5.0, help="objective q: value units per unit of advantage")
+    p.add_argument("--growth-deals", type=int, default=2000)
+    p.add_argument("--pimc-deals", type=int, default=200)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--runs", type=Path, default=ROOT / "runs" / "distill_pimc")
+    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "distill_pimc.json")
+    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "distill_pimc.md")
+    p.add_argument("--report-only", action="store_true")
+    args = p.parse_args(argv)
+    results = json.loads(args.json.read_text()) if args.json.is_file() else {}
+    save = saver(args.json, args.games, results)
+    if not args.report_only:
+        for game in args.games:
+            entry = results.setdefault(game, {})[args.objective] = {
+                "meta": {**_meta(argv), "command": "python benchmarks/distill_pimc.py " + " ".join(argv)}}
+            measure(args, game, entry, save)
+    report(results, args.out)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
