@@ -177,7 +177,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
                  start_agreement=agreement(start, data, held), epochs=[])
     print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
     actor = distill(start, data, rows, args, held, entry["epochs"])
-    out = folder / f"distilled_{args.objective}.mazzo.zip"
+    out = folder / f"distilled_{args.label or args.objective}.mazzo.zip"
     save_actor(actor, out, {**read_metadata(start_path), "distilled": {"teacher": "pimc", **entry["setup"]}})
     entry["growth"] = batched_panel(game, flags, out, f"ppo:{start_path}", args.growth_deals, args.seed)
     print(f"{game}: distilled vs its start {entry['growth']['mean']:+.3f}", flush=True)
@@ -193,10 +193,9 @@ def report(results: dict, out: Path) -> None:
              "Definitions: `benchmarks/distill_pimc.py`'s docstring; the analysis: `docs/results/learning.md`. "
              "Agreement on held-out deals' decisions with a choice: no-regret = the agent's move is in PIMC's best "
              "set; regret = PIMC's estimate of what the agent's move gives up, per decision.", ""]
-    for game, objective in ((g, o) for g in GAMES for o in OBJECTIVES if o in results.get(g, {})):
-        e, m = results[game][objective], results[game][objective]["meta"]
-        pimc = e.get("pimc", {})
-        lines += [f"## {game}, objective `{objective}`", "", f"Start `{e['start']}`; {e['hands']} hands of PIMC at every seat: "
+    for game, label, e in ((g, k, v) for g in GAMES for k, v in results.get(g, {}).items()):
+        m, pimc = e["meta"], e.get("pimc", {})
+        lines += [f"## {game}, `{label}`", "", f"Start `{e['start']}`; {e['hands']} hands of PIMC at every seat: "
                   f"{e['train_decisions']:,} decisions to train on, {e['held_out_decisions']:,} held out. Setup "
                   f"{e['setup']}. Measured by `{m['command']}` (commit {m['commit']}, started {m['when']}; "
                   f"{m['machine']}; {m['versions']}).", "",
@@ -220,6 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--demo-seed", type=int, default=777, help="PIMC's deals (not the evaluation's)")
     p.add_argument("--demo-workers", type=int, default=1, help="processes collecting PIMC's decisions")
     p.add_argument("--objective", choices=OBJECTIVES, default="best")
+    p.add_argument("--label", default=None, help="the entry's name in the results (default: the objective)")
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--beta", type=float, default=0.5)
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> None:
     save = saver(args.json, args.games, results)
     if not args.report_only:
         for game in args.games:
-            entry = results.setdefault(game, {})[args.objective] = {
+            entry = results.setdefault(game, {})[args.label or args.objective] = {
                 "meta": {**_meta(argv), "command": "python benchmarks/distill_pimc.py " + " ".join(argv)}}
             measure(args, game, entry, save)
     report(results, args.out)
