@@ -32,7 +32,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import GAMES, _meta, aec_panel, batched_panel, flags_of, fmt, saver  # noqa: E402
+from learning import GAMES, _meta, aec_panel, batched_panel, flags_of, fmt, saver, study_args  # noqa: E402
 
 OBJECTIVES = ("best", "q")
 TIE = 1e-6  # values within this of PIMC's best are PIMC's best set
@@ -226,11 +226,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--scale", type=float, default=5.0, help="objective q: value units per unit of advantage")
     p.add_argument("--growth-deals", type=int, default=2000)
     p.add_argument("--pimc-deals", type=int, default=200)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--runs", type=Path, default=ROOT / "runs" / "distill_pimc")
-    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "distill_pimc.json")
-    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "distill_pimc.md")
+    study_args(p, "distill_pimc")
     p.add_argument("--report-only", action="store_true")
     args = p.parse_args(argv)
     results = json.loads(args.json.read_text()) if args.json.is_file() else {}

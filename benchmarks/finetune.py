@@ -36,7 +36,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import GAMES, _counts_roles, _made, _meta, _pct, aec_panel, batched_panel, flags_of, fmt, saver, set_argv  # noqa: E402
+from learning import (  # noqa: E402
+    GAMES,
+    _counts_roles,
+    _made,
+    _meta,
+    _pct,
+    aec_panel,
+    batched_panel,
+    flags_of,
+    fmt,
+    saver,
+    set_argv,
+    study_args,
+)
 
 STEPS = [10_000_000, 20_000_000, 30_000_000]  # configs/<game>/learning_finetune.yaml's checkpoint_at
 
@@ -158,11 +171,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--heuristic-deals", type=int, default=2000)
     p.add_argument("--pimc-deals", type=int, default=100)
     p.add_argument("--roles-deals", type=int, default=200)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--runs", type=Path, default=ROOT / "runs" / "finetune")
-    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "finetune.json")
-    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "finetune.md")
+    study_args(p, "finetune")
     p.add_argument("--steps", nargs="+", type=int, default=STEPS,
                    help="the fine-tune's checkpoints to measure (its config's checkpoint_at); PIMC and roles: the last")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",

@@ -301,6 +301,16 @@ def _meta(argv: list[str]) -> dict:
             "versions": f"Python {platform.python_version()}, torch {torch.__version__}, numpy {numpy.__version__}"}
 
 
+def study_args(p: argparse.ArgumentParser, name: str) -> None:
+    """The options every study shares: ``--seed``, ``--workers`` (AEC evaluation processes), ``--runs`` (its training
+    runs, ``runs/<name>``), ``--json`` and ``--out`` (its results, ``benchmarks/<name>.json`` and ``.md``)."""
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--runs", type=Path, default=ROOT / "runs" / name)
+    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / f"{name}.json")
+    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / f"{name}.md")
+
+
 def saver(path: Path, games: list[str], results: dict) -> Any:
     """``save()``: this process's ``games`` of ``results`` into the JSON at ``path`` as they are now, beside the other
     games' figures on disk (studies of other games may run beside it), written whole or not at all."""
@@ -325,11 +335,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--pimc-deals", type=int, default=60)
     p.add_argument("--roles-deals", type=int, default=200,
                    help="AEC deals against the heuristic at the --pimc-at budgets, for the roles (0: none)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--runs", type=Path, default=ROOT / "runs" / "learning")
-    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "learning.json")
-    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "learning.md")
+    study_args(p, "learning")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="more config keys for new runs (e.g. num_envs=64: a smaller study; not for published figures)")
     p.add_argument("--growth-from", type=int, default=10_000_000,
