@@ -32,7 +32,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import GAMES, _meta, aec_panel, batched_panel, flags_of, fmt, saver, study_args  # noqa: E402
+from learning import GAMES, _meta, aec_panel, batched_panel, flags_of, fmt, saver, shipped, shown, study_args  # noqa: E402
 
 OBJECTIVES = ("best", "q")
 TIE = 1e-6  # values within this of PIMC's best are PIMC's best set
@@ -127,9 +127,7 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     from agents.checkpoint import HUGE_NEG
 
     torch.manual_seed(args.seed)
-    actor = copy.deepcopy(start).requires_grad_(True)
-    for p in actor.parameters():  # load_actor assigns the file's tensors: train copies
-        p.data = p.data.clone()
+    actor = copy.deepcopy(start).requires_grad_(True)  # its own tensors: the start stays as loaded
     obs, mask = torch.as_tensor(data["obs"]), torch.as_tensor(data["mask"])
     best = torch.as_tensor(best_set(data["values"]))
     v = data["values"]
@@ -162,7 +160,7 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
 def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     from agents.checkpoint import load_actor, read_metadata, save_actor
 
-    start_path = Path(args.start or ROOT / "agents" / "pretrained" / f"{game}.mazzo.zip")
+    start_path = Path(args.start) if args.start else shipped(game)
     flags = flags_of(game, start_path)
     folder = args.runs / game
     name = f"demos_{args.hands}_{args.demo_seed}" + (f"_w{args.demo_workers}" if args.demo_workers > 1 else "")
@@ -171,7 +169,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     is_held = np.isin(data["hand"], hands[-max(1, len(hands) // 10):])
     rows, held = np.flatnonzero(~is_held), np.flatnonzero(is_held)
     start, _ = load_actor(start_path)
-    entry.update(start=str(start_path.relative_to(ROOT) if start_path.is_relative_to(ROOT) else start_path),
+    entry.update(start=shown(start_path),
                  hands=args.hands, train_decisions=int(len(rows)), held_out_decisions=int(len(held)),
                  setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")},
                  start_agreement=agreement(start, data, held), epochs=[])

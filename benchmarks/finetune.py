@@ -48,14 +48,12 @@ from learning import (  # noqa: E402
     fmt,
     saver,
     set_argv,
+    shipped,
+    shown,
     study_args,
 )
 
 STEPS = [10_000_000, 20_000_000, 30_000_000]  # configs/<game>/learning_finetune.yaml's checkpoint_at
-
-
-def _shown(path: Path) -> str:
-    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
 
 
 def stage_folder(runs: Path, game: str, stage: int) -> Path:
@@ -86,7 +84,7 @@ def steps_before(runs: Path, game: str, stage: int) -> int:
     (a fine-tune's checkpoints count its own steps)."""
     from agents.checkpoint import read_metadata
 
-    total = int(read_metadata(ROOT / "agents" / "pretrained" / f"{game}.mazzo.zip")["num_timesteps"])
+    total = int(read_metadata(shipped(game))["num_timesteps"])
     for earlier in range(1, stage):
         total += int(read_metadata(finished(stage_folder(runs, game, earlier), game) / "last.mazzo.zip")["num_timesteps"])
     return total
@@ -96,17 +94,18 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     """The panels each checkpoint has not faced yet (saved as they come)."""
     from agents.checkpoint import read_metadata
 
-    start, extra = ROOT / "agents" / "pretrained" / f"{game}.mazzo.zip", set_argv(args.set)
+    start, extra = shipped(game), set_argv(args.set)
     if args.stage > 1:  # from the previous stage's last checkpoint
-        previous = finished(stage_folder(args.runs, game, args.stage - 1), game)
+        where = stage_folder(args.runs, game, args.stage - 1)
+        previous = finished(where, game)
         if previous is None:
             raise SystemExit(f"error: stage {args.stage} starts from stage {args.stage - 1}'s run, and there is none "
-                             f"in {stage_folder(args.runs, game, args.stage - 1)}: run --stage {args.stage - 1} first")
+                             f"in {where}: run --stage {args.stage - 1} first")
         start = previous / "last.mazzo.zip"
-        extra = [*set_argv([f"init_from=ppo:{_shown(start)}", f"seed={args.stage + 1}",
+        extra = [*set_argv([f"init_from=ppo:{shown(start)}", f"seed={args.stage + 1}",
                             f"exp_name=finetune{args.stage}_oracle"]), *extra]
     folder = run_folder(stage_folder(args.runs, game, args.stage), game, extra)
-    entry["run"], entry["start"] = _shown(folder), _shown(start)
+    entry["run"], entry["start"] = shown(folder), shown(start)
     entry["wall_s"] = json.loads((folder / "final_eval.json").read_text()).get("timing", {}).get("wall_time", 0.0)
     entry["start_steps"] = steps_before(args.runs, game, args.stage)
     started = read_metadata(folder / "last.mazzo.zip").get("init_from", {}).get("sha256")

@@ -173,7 +173,7 @@ def study(args: argparse.Namespace, results: dict, save: Any) -> None:
             before = json.dumps({k: v for k, v in entry.items() if k != "meta"}, sort_keys=True)
             if entry.setdefault("origin", origin) != origin:  # another run than the figures': measure again
                 entry.update(origin=origin, points={})
-            entry.update(run=str(folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder),
+            entry.update(run=shown(folder),
                          wall_s=_wall(folder), steps=_steps(folder))
             for budget in args.budgets:
                 evaluate_point(args, game, recipe, budget, entry["points"].setdefault(str(budget), {}), save)
@@ -299,6 +299,18 @@ def _meta(argv: list[str]) -> dict:
             "when": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
             "machine": f"{cpu}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
             "versions": f"Python {platform.python_version()}, torch {torch.__version__}, numpy {numpy.__version__}"}
+
+
+def shown(path: Path) -> str:
+    """``path`` as the reports print it: relative to the repository when it is inside it."""
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def shipped(game: str) -> Path:
+    """The game's shipped agent, ``agents/pretrained/<game>.mazzo.zip`` (``pretrained:<game>``)."""
+    from agents.trained import EXT, PRETRAINED_DIR
+
+    return PRETRAINED_DIR / f"{game}{EXT}"
 
 
 def study_args(p: argparse.ArgumentParser, name: str) -> None:
