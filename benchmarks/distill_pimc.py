@@ -12,6 +12,7 @@ trained on them and measured again:
 | PIMC's best set | the candidates within 1e-6 of PIMC's best value: ties are common (two cards that both lose the trick), and PIMC breaks them at random, so the target is the set, not PIMC's pick |
 | agreement | on held-out deals (the last 10%): how often the agent's greedy move is in PIMC's best set (``no_regret``), and PIMC's own estimate of what the agent's move gives up (``regret``: PIMC's best value minus its value of the agent's move, per decision with a choice) |
 | distil | ``--objective best``: maximise the agent's probability of PIMC's best set (``-log sum p(best)``); ``q``: maximise PIMC's value of the agent's move in expectation (``-sum p(a) A(a)``, ``A`` the value minus the candidates' mean, over ``--scale``). Both plus ``--beta`` x KL(start, new) on the same decisions, Adam at ``--lr`` for ``--epochs`` epochs |
+| on-policy rounds | ``--behaviour start`` (DAgger): in each deal one seat (the deal's number mod the seats) is played by the start agent's greedy move, the others by PIMC; PIMC still values every decision, the learner's too, so the data cover the states the agent itself reaches. ``--with-demos FILE...`` adds earlier collections to the training decisions (the held-out deals stay this collection's last 10%) |
 | panels | the distilled agent alone among copies of its start (``--growth-deals`` batched duplicate deals) and alone among PIMC players (``--pimc-deals`` AEC deals, ``--seed 1``: the shipped agents' PIMC deals) |
 
     python benchmarks/distill_pimc.py --games picchetto --hands 3000
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
 import json
 import sys
 import time
@@ -38,16 +40,19 @@ OBJECTIVES = ("best", "q")
 TIE = 1e-6  # values within this of PIMC's best are PIMC's best set
 
 
-def collect(game: str, flags: dict, hands: int, seed: int, out: Path, workers: int = 1) -> dict[str, np.ndarray]:
+def collect(game: str, flags: dict, hands: int, seed: int, out: Path, workers: int = 1,
+            behaviour: str | None = None) -> dict[str, np.ndarray]:
     """PIMC at every seat of ``hands`` deals; every decision with a choice, with PIMC's candidate values (NaN for a
     move PIMC did not consider). Saved to ``out`` (reused if there). ``workers`` processes each play a block of the
-    deals, with players seeded by ``seed`` and the block (so the data depend on ``workers``)."""
+    deals, with players seeded by ``seed`` and the block (so the data depend on ``workers``). ``behaviour`` (an
+    agent spec) plays one seat per deal instead of PIMC, which still values its decisions (the module docstring's
+    on-policy rounds)."""
     if out.is_file():
         with np.load(out) as z:
             return dict(z)
     deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
-    blocks = [(game, flags, seed + 104729 * b, deal_seeds, range(b * hands // workers, (b + 1) * hands // workers))
-              for b in range(workers)]
+    blocks = [(game, flags, seed + 104729 * b, deal_seeds, range(b * hands // workers, (b + 1) * hands // workers),
+               behaviour) for b in range(workers)]
     if workers == 1:
         parts = [collect_block(*blocks[0])]
     else:
@@ -61,26 +66,33 @@ def collect(game: str, flags: dict, hands: int, seed: int, out: Path, workers: i
     return data
 
 
-def collect_block(game: str, flags: dict, player_seed: int, deal_seeds: np.ndarray, block: range) -> dict:
-    """``collect``'s deals ``block``: PIMC players seeded by ``player_seed`` (and the seat) at every seat."""
+def collect_block(game: str, flags: dict, player_seed: int, deal_seeds: np.ndarray, block: range,
+                  behaviour: str | None = None) -> dict:
+    """``collect``'s deals ``block``: PIMC players seeded by ``player_seed`` (and the seat) at every seat, and the
+    ``behaviour`` agent, if any, moving for seat ``hand % seats``."""
     from agents.registry import make_agent
     from envs.registry import make_raw_env
 
     env = make_raw_env(game, **flags)
     players = [make_agent("pimc", game, seed=player_seed + 7919 * s, flags=flags)
                for s in range(len(env.possible_agents))]
+    learner = make_agent(behaviour, game, flags=flags) if behaviour else None
     num_actions = env.action_space(env.possible_agents[0]).n
-    obs, masks, values, hand_of = [], [], [], []
+    obs, masks, values, hand_of, by_learner = [], [], [], [], []
     started = time.time()
     for hand in block:
-        for p in players:
+        for p in players + ([learner] if learner is not None else []):
             p.reset()
         env.reset(seed=int(deal_seeds[hand]))
+        learner_seat = hand % len(players) if learner is not None else -1
         while not env.episode_over:
             name = env.agent_selection
             o = env.observe(name)
-            player = players[env.agent_name_mapping[name]]
-            move = player.act(o)
+            seat = env.agent_name_mapping[name]
+            player = players[seat]
+            move = player.act(o)  # at the learner's seat too: PIMC's values are the labels, and it keeps track
+            if seat == learner_seat:
+                move = learner.act(o)
             if o["action_mask"].sum() > 1:
                 v = np.full(num_actions, np.nan, np.float32)
                 v[player.last_candidates] = player.last_values
@@ -88,12 +100,13 @@ def collect_block(game: str, flags: dict, player_seed: int, deal_seeds: np.ndarr
                 masks.append(o["action_mask"].astype(bool))
                 values.append(v)
                 hand_of.append(hand)
+                by_learner.append(seat == learner_seat)
             env.step(move)
         if (hand + 1 - block.start) % 500 == 0:
             print(f"{game}: {hand + 1 - block.start} hands of {len(block)}, {len(obs)} decisions, "
                   f"{time.time() - started:.0f} s", flush=True)
     return {"obs": np.asarray(obs, np.float32), "mask": np.asarray(masks), "values": np.asarray(values),
-            "hand": np.asarray(hand_of)}
+            "hand": np.asarray(hand_of), "by_learner": np.asarray(by_learner, bool)}
 
 
 def best_set(values: np.ndarray) -> np.ndarray:
@@ -157,6 +170,25 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     return actor.requires_grad_(False)
 
 
+def with_earlier(data: dict[str, np.ndarray], is_held: np.ndarray, files: list[Path]
+                 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """``data`` and the decisions of earlier collections ``files`` (all for training; their hands renumbered after
+    ``data``'s), and the held-out flags extended to match."""
+    if "by_learner" not in data:  # a collection from before the on-policy rounds: PIMC at every seat
+        data["by_learner"] = np.zeros(len(data["hand"]), bool)
+    parts, held = [data], [is_held]
+    for f in files:
+        if not f.is_file():
+            raise SystemExit(f"--with-demos: no file {f} (an earlier collection of this script, demos_*.npz)")
+        with np.load(f) as z:
+            part = {k: z[k] for k in ("obs", "mask", "values", "hand")}
+            part["by_learner"] = z["by_learner"] if "by_learner" in z else np.zeros(len(part["hand"]), bool)
+        part["hand"] = part["hand"] + max(int(p["hand"].max()) for p in parts) + 1
+        parts.append(part)
+        held.append(np.zeros(len(part["hand"]), bool))
+    return {k: np.concatenate([p[k] for p in parts]) for k in data}, np.concatenate(held)
+
+
 def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     from agents.checkpoint import load_actor, read_metadata, save_actor
 
@@ -164,17 +196,25 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     flags = flags_of(game, start_path)
     folder = args.runs / game
     name = f"demos_{args.hands}_{args.demo_seed}" + (f"_w{args.demo_workers}" if args.demo_workers > 1 else "")
-    data = collect(game, flags, args.hands, args.demo_seed, folder / f"{name}.npz", args.demo_workers)
+    behaviour = None
+    if args.behaviour == "start":  # the file names the agent that played: a digest of its checkpoint
+        behaviour = f"ppo:{start_path}"
+        name += "_by-" + hashlib.sha256(start_path.read_bytes()).hexdigest()[:8]
+    data = collect(game, flags, args.hands, args.demo_seed, folder / f"{name}.npz", args.demo_workers, behaviour)
     hands = np.unique(data["hand"])
     is_held = np.isin(data["hand"], hands[-max(1, len(hands) // 10):])
+    data, is_held = with_earlier(data, is_held, args.with_demos)
     rows, held = np.flatnonzero(~is_held), np.flatnonzero(is_held)
     start, _ = load_actor(start_path)
-    entry.update(start=shown(start_path),
+    entry.update(start=shown(start_path), behaviour=args.behaviour, with_demos=[shown(f) for f in args.with_demos],
                  hands=args.hands, train_decisions=int(len(rows)), held_out_decisions=int(len(held)),
                  setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")},
                  start_agreement=agreement(start, data, held), epochs=[])
     print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
     actor = distill(start, data, rows, args, held, entry["epochs"])
+    own = held[data["by_learner"][held]]  # held-out decisions the start agent made itself (on-policy rounds)
+    if own.size:
+        entry["own_decisions"] = {"start": agreement(start, data, own), "distilled": agreement(actor, data, own)}
     out = folder / f"distilled_{args.label or args.objective}.mazzo.zip"
     save_actor(actor, out, {**read_metadata(start_path), "distilled": {"teacher": "pimc", **entry["setup"]}})
     entry["growth"] = batched_panel(game, flags, out, f"ppo:{start_path}", args.growth_deals, args.seed)
@@ -193,7 +233,10 @@ def report(results: dict, out: Path) -> None:
              "set; regret = PIMC's estimate of what the agent's move gives up, per decision.", ""]
     for game, label, e in ((g, k, v) for g in GAMES for k, v in results.get(g, {}).items()):
         m, pimc = e["meta"], e.get("pimc", {})
-        lines += [f"## {game}, `{label}`", "", f"Start `{e['start']}`; {e['hands']} hands of PIMC at every seat: "
+        played = ("the start agent at one seat, PIMC at the others" if e.get("behaviour") == "start"
+                  else "PIMC at every seat")
+        earlier = f" and earlier collections {', '.join(e['with_demos'])}" if e.get("with_demos") else ""
+        lines += [f"## {game}, `{label}`", "", f"Start `{e['start']}`; {e['hands']} hands of {played}{earlier}: "
                   f"{e['train_decisions']:,} decisions to train on, {e['held_out_decisions']:,} held out. Setup "
                   f"{e['setup']}. Measured by `{m['command']}` (commit {m['commit']}, started {m['when']}; "
                   f"{m['machine']}; {m['versions']}).", "",
@@ -202,7 +245,13 @@ def report(results: dict, out: Path) -> None:
         lines += [f"| epoch {p['epoch']} | {p['held_out']['no_regret']:.3f} | {p['held_out']['regret']:.3f} | "
                   f"{p['train']['no_regret']:.3f} |" for p in e["epochs"]]
         lines += ["", f"PIMC's best set has more than one move in {e['start_agreement']['pimc_ties']:.0%} of the "
-                  "held-out decisions.", "", "| distilled agent | margin per hand | deals |", "|---|---|---|",
+                  "held-out decisions.", ""]
+        if "own_decisions" in e:
+            own = e["own_decisions"]
+            lines += [f"On the {own['start']['decisions']:,} held-out decisions the start agent made itself: "
+                      f"no-regret {own['start']['no_regret']:.3f} (start), {own['distilled']['no_regret']:.3f} "
+                      f"(distilled); regret {own['start']['regret']:.3f}, {own['distilled']['regret']:.3f}.", ""]
+        lines += ["| distilled agent | margin per hand | deals |", "|---|---|---|",
                   f"| alone among its start | {fmt(e.get('growth'))} | {e.get('growth', {}).get('n_deals', '-')} |",
                   f"| alone among PIMC | {fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} |", ""]
     out.write_text("\n".join(lines))
@@ -216,6 +265,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hands", type=int, default=3000)
     p.add_argument("--demo-seed", type=int, default=777, help="PIMC's deals (not the evaluation's)")
     p.add_argument("--demo-workers", type=int, default=1, help="processes collecting PIMC's decisions")
+    p.add_argument("--behaviour", choices=("pimc", "start"), default="pimc",
+                   help="who moves for one seat per deal while PIMC labels (start: an on-policy round, DAgger)")
+    p.add_argument("--with-demos", nargs="*", type=Path, default=[], help="earlier collections to train on too")
     p.add_argument("--objective", choices=OBJECTIVES, default="best")
     p.add_argument("--label", default=None, help="the entry's name in the results (default: the objective)")
     p.add_argument("--epochs", type=int, default=6)

@@ -155,3 +155,19 @@ def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_meas
     before = (runs / "picchetto" / "demos_3_777_w2.npz").stat().st_mtime_ns
     distill_pimc.main(argv)  # the demonstrations are reused
     assert (runs / "picchetto" / "demos_3_777_w2.npz").stat().st_mtime_ns == before
+    # an on-policy round: the start agent plays one seat per deal, PIMC labels it, the earlier collection is added
+    earlier = runs / "picchetto" / "demos_3_777_w2.npz"
+    with pytest.raises(SystemExit, match="--with-demos: no file"):
+        distill_pimc.main([*argv, "--behaviour", "start", "--with-demos", str(tmp_path / "none.npz")])
+    distill_pimc.main([*argv, "--behaviour", "start", "--with-demos", str(earlier), "--demo-seed", "5",
+                       "--demo-workers", "1", "--label", "dagger", "--pimc-deals", "0"])
+    entry = json.loads(js.read_text())["picchetto"]["dagger"]
+    (collection,) = (runs / "picchetto").glob("demos_3_5_by-*.npz")
+    with np.load(collection) as z:
+        by_learner, hands = z["by_learner"], z["hand"]
+    assert by_learner.any() and not by_learner.all()  # the learner's seat and PIMC's seats are both labelled
+    assert entry["train_decisions"] + entry["held_out_decisions"] == len(hands) + len(values)
+    assert entry["held_out_decisions"] == (hands == 2).sum()  # held out: this collection's last deal only
+    assert entry["own_decisions"]["start"]["decisions"] == by_learner[hands == 2].sum()
+    assert entry["behaviour"] == "start" and entry["with_demos"] == [str(earlier)]
+    assert "the start agent at one seat, PIMC at the others and earlier collections" in out.read_text()
