@@ -11,7 +11,7 @@ trained on them and measured again:
 | demonstrations | ``collect``: PIMC at every seat; per decision the observation, the mask, PIMC's move and its mean value of each candidate (``PIMCAgent.last_values``); kept in ``--runs`` and reused |
 | PIMC's best set | the candidates within 1e-6 of PIMC's best value: ties are common (two cards that both lose the trick), and PIMC breaks them at random, so the target is the set, not PIMC's pick |
 | agreement | on held-out deals (the last 10%): how often the agent's greedy move is in PIMC's best set (``no_regret``), and PIMC's own estimate of what the agent's move gives up (``regret``: PIMC's best value minus its value of the agent's move, per decision with a choice) |
-| distil | ``--objective best``: maximise the agent's probability of PIMC's best set (``-log sum p(best)``); ``q``: maximise PIMC's value of the agent's move in expectation (``-sum p(a) A(a)``, ``A`` the value minus the candidates' mean, over ``--scale``). Both plus ``--beta`` x KL(start, new) on the same decisions, Adam at ``--lr`` for ``--epochs`` epochs |
+| distil | into a copy of the start, or with ``--hidden`` a new network of that shape (``--activation``); ``--objective best``: maximise the agent's probability of PIMC's best set (``-log sum p(best)``); ``q``: maximise PIMC's value of the agent's move in expectation (``-sum p(a) A(a)``, ``A`` the value minus the candidates' mean, over ``--scale``). Both plus ``--beta`` x KL(start, new) on the same decisions, Adam at ``--lr`` for ``--epochs`` epochs |
 | on-policy rounds | ``--behaviour start`` (DAgger): in each deal one seat (the deal's number mod the seats) is played by the start agent's greedy move, the others by PIMC; PIMC still values every decision, the learner's too, so the data cover the states the agent itself reaches. ``--with-demos FILE...`` adds earlier collections to the training decisions (the held-out deals stay this collection's last 10%) |
 | panels | the distilled agent alone among copies of its start (``--growth-deals`` batched duplicate deals) and alone among PIMC players (``--pimc-deals`` AEC deals, ``--seed 1``: the shipped agents' PIMC deals) |
 
@@ -137,10 +137,13 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     epoch."""
     import torch
 
-    from agents.checkpoint import HUGE_NEG
+    from agents.checkpoint import HUGE_NEG, build_actor
 
     torch.manual_seed(args.seed)
-    actor = copy.deepcopy(start).requires_grad_(True)  # its own tensors: the start stays as loaded
+    if args.hidden:  # a new, wider network: the KL term then also teaches it the start's play
+        actor = build_actor(data["obs"].shape[1], data["mask"].shape[1], args.hidden, args.activation)
+    else:
+        actor = copy.deepcopy(start).requires_grad_(True)  # its own tensors: the start stays as loaded
     obs, mask = torch.as_tensor(data["obs"]), torch.as_tensor(data["mask"])
     best = torch.as_tensor(best_set(data["values"]))
     v = data["values"]
@@ -208,7 +211,8 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     start, _ = load_actor(start_path)
     entry.update(start=shown(start_path), behaviour=args.behaviour, with_demos=[shown(f) for f in args.with_demos],
                  hands=args.hands, train_decisions=int(len(rows)), held_out_decisions=int(len(held)),
-                 setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")},
+                 setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")
+                        + (("hidden", "activation") if args.hidden else ())},
                  start_agreement=agreement(start, data, held), epochs=[])
     print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
     actor = distill(start, data, rows, args, held, entry["epochs"])
@@ -271,6 +275,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--objective", choices=OBJECTIVES, default="best")
     p.add_argument("--label", default=None, help="the entry's name in the results (default: the objective)")
     p.add_argument("--epochs", type=int, default=6)
+    p.add_argument("--hidden", type=int, nargs="*", default=[],
+                   help="distil into a new network with these hidden layers (default: a copy of the start)")
+    p.add_argument("--activation", default="ReLU", help="the new network's activation (with --hidden)")
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--beta", type=float, default=0.5)
     p.add_argument("--scale", type=float, default=5.0, help="objective q: value units per unit of advantage")

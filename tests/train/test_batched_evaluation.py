@@ -160,7 +160,7 @@ def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_meas
     with pytest.raises(SystemExit, match="--with-demos: no file"):
         distill_pimc.main([*argv, "--behaviour", "start", "--with-demos", str(tmp_path / "none.npz")])
     distill_pimc.main([*argv, "--behaviour", "start", "--with-demos", str(earlier), "--demo-seed", "5",
-                       "--demo-workers", "1", "--label", "dagger", "--pimc-deals", "0"])
+                       "--demo-workers", "1", "--label", "dagger", "--pimc-deals", "0", "--hidden", "16", "8"])
     entry = json.loads(js.read_text())["picchetto"]["dagger"]
     (collection,) = (runs / "picchetto").glob("demos_3_5_by-*.npz")
     with np.load(collection) as z:
@@ -171,3 +171,5 @@ def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_meas
     assert entry["own_decisions"]["start"]["decisions"] == by_learner[hands == 2].sum()
     assert entry["behaviour"] == "start" and entry["with_demos"] == [str(earlier)]
     assert "the start agent at one seat, PIMC at the others and earlier collections" in out.read_text()
+    network = read_metadata(runs / "picchetto" / "distilled_dagger.mazzo.zip")["network"]  # --hidden: a new shape
+    assert network["pi"] == [16, 8] and network["activation"] == "ReLU" and entry["setup"]["hidden"] == [16, 8]
