@@ -36,6 +36,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from learning import GAMES, _meta, aec_panel, batched_panel, flags_of, fmt, saver, shipped, shown, study_args  # noqa: E402
 
+from agents.checkpoint import ACTIVATIONS  # noqa: E402
+
 OBJECTIVES = ("best", "q")
 TIE = 1e-6  # values within this of PIMC's best are PIMC's best set
 
@@ -48,8 +50,7 @@ def collect(game: str, flags: dict, hands: int, seed: int, out: Path, workers: i
     agent spec) plays one seat per deal instead of PIMC, which still values its decisions (the module docstring's
     on-policy rounds)."""
     if out.is_file():
-        with np.load(out) as z:
-            return dict(z)
+        return load_demos(out)
     deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
     blocks = [(game, flags, seed + 104729 * b, deal_seeds, range(b * hands // workers, (b + 1) * hands // workers),
                behaviour) for b in range(workers)]
@@ -63,6 +64,15 @@ def collect(game: str, flags: dict, hands: int, seed: int, out: Path, workers: i
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **data)
+    return data
+
+
+def load_demos(path: Path) -> dict[str, np.ndarray]:
+    """A collection saved by ``collect``; one from before the on-policy rounds gets ``by_learner`` all False (PIMC
+    at every seat)."""
+    with np.load(path) as z:
+        data = dict(z)
+    data.setdefault("by_learner", np.zeros(len(data["hand"]), bool))
     return data
 
 
@@ -177,15 +187,9 @@ def with_earlier(data: dict[str, np.ndarray], is_held: np.ndarray, files: list[P
                  ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """``data`` and the decisions of earlier collections ``files`` (all for training; their hands renumbered after
     ``data``'s), and the held-out flags extended to match."""
-    if "by_learner" not in data:  # a collection from before the on-policy rounds: PIMC at every seat
-        data["by_learner"] = np.zeros(len(data["hand"]), bool)
     parts, held = [data], [is_held]
     for f in files:
-        if not f.is_file():
-            raise SystemExit(f"--with-demos: no file {f} (an earlier collection of this script, demos_*.npz)")
-        with np.load(f) as z:
-            part = {k: z[k] for k in ("obs", "mask", "values", "hand")}
-            part["by_learner"] = z["by_learner"] if "by_learner" in z else np.zeros(len(part["hand"]), bool)
+        part = load_demos(f)
         part["hand"] = part["hand"] + max(int(p["hand"].max()) for p in parts) + 1
         parts.append(part)
         held.append(np.zeros(len(part["hand"]), bool))
@@ -277,7 +281,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--hidden", type=int, nargs="*", default=[],
                    help="distil into a new network with these hidden layers (default: a copy of the start)")
-    p.add_argument("--activation", default="ReLU", help="the new network's activation (with --hidden)")
+    p.add_argument("--activation", default="ReLU", choices=ACTIVATIONS, help="the new network's activation (with --hidden)")
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--beta", type=float, default=0.5)
     p.add_argument("--scale", type=float, default=5.0, help="objective q: value units per unit of advantage")
@@ -286,6 +290,10 @@ def main(argv: list[str] | None = None) -> None:
     study_args(p, "distill_pimc")
     p.add_argument("--report-only", action="store_true")
     args = p.parse_args(argv)
+    missing = [str(f) for f in args.with_demos if not f.is_file()]
+    if missing:  # before the collection, which can take an hour
+        raise SystemExit(f"--with-demos: no file {', '.join(missing)} (an earlier collection of this script, "
+                         "demos_*.npz)")
     results = json.loads(args.json.read_text()) if args.json.is_file() else {}
     save = saver(args.json, args.games, results)
     if not args.report_only:
