@@ -12,6 +12,10 @@ checkpoint (10M, 20M, 30M steps of the fine-tune: 40M, 50M, 60M in all) then fac
 | PIMC | ``--pimc-deals`` duplicate deals through the AEC env, alone among PIMC players at their default budget (last checkpoint only) | margin per hand, 95% interval; Briscola's roles |
 | roles | ``--roles-deals`` AEC deals against the heuristic (last checkpoint; the games that count roles: Briscola) | caller and contracts-made rates, credits per contract |
 
+``--start PATH`` fine-tunes another checkpoint instead (a distilled agent of ``benchmarks/distill_pimc.py``, a
+wider network): ``init_from: ppo:PATH`` with its ``net_arch`` and ``activation``, and the growth panel alone among
+copies of it. Its steps "in all" are not counted (a distilled agent's steps are not PPO's).
+
 ``--stage 2`` (3, ...) goes on from the previous stage: a new run of the same config from that stage's last
 checkpoint (``init_from: ppo:<its last.mazzo.zip>``, ``seed: stage + 1``, in ``<runs>/<game>/stage<N>/``), whose
 growth panel is alone among copies of that checkpoint instead of the shipped agent.
@@ -79,11 +83,13 @@ def run_folder(where: Path, game: str, extra: list[str] = ()) -> Path:
     return run_folder(where, game)
 
 
-def steps_before(runs: Path, game: str, stage: int) -> int:
+def steps_before(runs: Path, game: str, stage: int, start: Path | None = None) -> int | None:
     """Learner steps in all at the start of ``stage``: the shipped agent's, plus each earlier stage's last checkpoint's
-    (a fine-tune's checkpoints count its own steps)."""
+    (a fine-tune's checkpoints count its own steps); None from another ``start`` (not counted)."""
     from agents.checkpoint import read_metadata
 
+    if start is not None:
+        return None
     total = int(read_metadata(shipped(game))["num_timesteps"])
     for earlier in range(1, stage):
         total += int(read_metadata(finished(stage_folder(runs, game, earlier), game) / "last.mazzo.zip")["num_timesteps"])
@@ -94,7 +100,10 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     """The panels each checkpoint has not faced yet (saved as they come)."""
     from agents.checkpoint import read_metadata
 
-    start, extra = shipped(game), set_argv(args.set)
+    start, from_start, from_stage = shipped(game), [], []  # the config's keys, in the order that wins (the last)
+    if args.start is not None:  # another checkpoint, of its own shape
+        start, net = args.start, read_metadata(args.start)["network"]
+        from_start = [f"init_from=ppo:{shown(start)}", f"net_arch={list(net['pi'])}", f"activation={net['activation']}"]
     if args.stage > 1:  # from the previous stage's last checkpoint
         where = stage_folder(args.runs, game, args.stage - 1)
         previous = finished(where, game)
@@ -102,12 +111,12 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
             raise SystemExit(f"error: stage {args.stage} starts from stage {args.stage - 1}'s run, and there is none "
                              f"in {where}: run --stage {args.stage - 1} first")
         start = previous / "last.mazzo.zip"
-        extra = [*set_argv([f"init_from=ppo:{shown(start)}", f"seed={args.stage + 1}",
-                            f"exp_name=finetune{args.stage}_oracle"]), *extra]
+        from_stage = [f"init_from=ppo:{shown(start)}", f"seed={args.stage + 1}", f"exp_name=finetune{args.stage}_oracle"]
+    extra = set_argv([*from_start, *from_stage, *args.set])
     folder = run_folder(stage_folder(args.runs, game, args.stage), game, extra)
     entry["run"], entry["start"] = shown(folder), shown(start)
     entry["wall_s"] = json.loads((folder / "final_eval.json").read_text()).get("timing", {}).get("wall_time", 0.0)
-    entry["start_steps"] = steps_before(args.runs, game, args.stage)
+    entry["start_steps"] = steps_before(args.runs, game, args.stage, args.start)
     started = read_metadata(folder / "last.mazzo.zip").get("init_from", {}).get("sha256")
     if started is not None and started != hashlib.sha256(start.read_bytes()).hexdigest():
         raise SystemExit(f"error: {folder} started from another checkpoint than today's {start} (the start "
@@ -147,15 +156,18 @@ def report(results: dict, out: Path) -> None:
             results[game].get("stages", {}).items(), key=lambda kv: int(kv[0]))]
         for title, entry in stages:
             m = entry["meta"]
+            before = entry["start_steps"]
             lines += [f"## {game}{title}", "", f"Run `{entry['run']}` ({entry['wall_s'] / 60:.1f} min of wall time), "
-                      f"started from `{entry.get('start', f'pretrained:{game}')}` ({entry['start_steps']:,} steps); "
+                      f"started from `{entry.get('start', f'pretrained:{game}')}` "
+                      f"({'steps not counted' if before is None else f'{before:,} steps'}); "
                       f"measured by `{m['command']}` (commit {m['commit']}, started {m['when']}; {m['machine']}; "
                       f"{m['versions']}).", "",
                       "| learner steps (in all) | vs heuristic | vs the start | deals | vs PIMC | deals | caller "
                       "(vs heuristic) | contracts made (vs heuristic) |", "|---|---|---|---|---|---|---|---|"]
             for steps, p in sorted(entry["points"].items(), key=lambda kv: int(kv[0])):
                 pimc, roles = p.get("pimc", {}), p.get("roles", {})
-                lines.append(f"| +{int(steps):,} ({entry['start_steps'] + int(steps):,}) | {fmt(p.get('heuristic'))} | "
+                in_all = "" if before is None else f" ({before + int(steps):,})"
+                lines.append(f"| +{int(steps):,}{in_all} | {fmt(p.get('heuristic'))} | "
                              f"{fmt(p.get('growth'))} | {p.get('heuristic', {}).get('n_deals', '-')} | "
                              f"{fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} | {_pct(roles.get('caller'))} | "
                              f"{_made(roles)} |")
@@ -177,10 +189,14 @@ def main(argv: list[str] | None = None) -> None:
                    help="more config keys for a new fine-tune run (a smaller one; not for published figures)")
     p.add_argument("--stage", type=int, default=1,
                    help="1: from the shipped agent; N > 1: from stage N-1's last checkpoint (that run must exist)")
+    p.add_argument("--start", type=Path, default=None,
+                   help="fine-tune this checkpoint (its own net_arch and activation) instead of the shipped agent")
     p.add_argument("--report-only", action="store_true")
     args = p.parse_args(argv)
     if args.stage < 1:
         p.error(f"--stage must be 1 or more, got {args.stage}")
+    if args.start is not None and not args.start.is_file():
+        p.error(f"--start {args.start}: no such checkpoint")
     results = json.loads(args.json.read_text()) if args.json.is_file() else {}
 
     save = saver(args.json, args.games, results)

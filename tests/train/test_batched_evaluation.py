@@ -127,6 +127,25 @@ def test_the_fine_tune_study_trains_from_the_shipped_agent_and_measures_it_again
     assert results["points"] == entry["points"] and sorted(stage2["points"]) == ["1000", "2000"]
     assert "## picchetto, stage 2" in out.read_text() and f"| +1,000 ({in_all + 1000:,}) |" in out.read_text()
 
+    # --start: another checkpoint of another shape (a distilled, wider network) is fine-tuned in its own shape
+    from agents.checkpoint import build_actor, save_actor
+    from agents.trained import PRETRAINED_DIR
+
+    meta = read_metadata(PRETRAINED_DIR / "picchetto.mazzo.zip")
+    other = save_actor(build_actor(meta["obs_shape"][0], meta["num_actions"], [16, 8], "ReLU"),
+                       tmp_path / "other.mazzo.zip", meta)
+    with pytest.raises(SystemExit):  # a missing start is refused before any training
+        finetune.main([*argv, "--start", str(tmp_path / "missing.mazzo.zip")])
+    js2, out2 = tmp_path / "wide.json", tmp_path / "wide.md"
+    wide = [*argv, "--runs", str(tmp_path / "wide_runs"), "--json", str(js2), "--out", str(out2), "--start", str(other)]
+    finetune.main(wide)
+    config = next((tmp_path / "wide_runs" / "picchetto").glob("picchetto__*/config.yaml")).read_text()
+    assert f"init_from: ppo:{other}" in config and "activation: ReLU" in config
+    assert "net_arch:\n- 16\n- 8\n" in config
+    entry = json.loads(js2.read_text())["picchetto"]
+    assert entry["start"] == str(other) and entry["start_steps"] is None
+    assert "| +1,000 |" in out2.read_text() and "(steps not counted)" in out2.read_text()
+
 
 @pytest.mark.slow
 def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_measures_it(tmp_path, monkeypatch):
