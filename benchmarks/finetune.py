@@ -149,8 +149,8 @@ def report(results: dict, out: Path) -> None:
     lines = ["# Past the scaling study: the shipped agents trained further", "",
              "Definitions: `benchmarks/finetune.py`'s docstring; the analysis: `docs/results/learning.md`. Margins "
              "per hand with their 95% intervals, bold where the interval excludes 0. \"vs the start\": alone among "
-             "copies of the agent it started from (stage 1: the shipped 30M-step agent; a later stage: the previous "
-             "stage's last checkpoint), on the same deals.", ""]
+             "copies of the agent it started from (stage 1: the shipped 30M-step agent, or the checkpoint `--start` "
+             "names; a later stage: the previous stage's last checkpoint), on the same deals.", ""]
     for game in (g for g in GAMES if g in results):
         stages = [("", results[game])] + [(f", stage {k}", e) for k, e in sorted(
             results[game].get("stages", {}).items(), key=lambda kv: int(kv[0]))]
