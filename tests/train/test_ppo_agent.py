@@ -313,6 +313,22 @@ def test_pretrained_checkpoints_load_by_name(name):
     assert r["n_deals"] == 3
 
 
+def test_the_distilled_pigugnin_checkpoint_is_a_wider_network_for_four_players_only():
+    """``pretrained:pigugnin_distilled`` (PIMC distilled into 3 x 512, then PPO): no five-player file, so it refuses
+    five players with the reason instead of playing a network trained for four."""
+    path = PRETRAINED_DIR / "pigugnin_distilled.mazzo.zip"
+    if not path.exists():
+        pytest.fail("agents/pretrained/pigugnin_distilled.mazzo.zip is missing")
+    agent = make_agent("pretrained:pigugnin_distilled", "pigugnin", flags={"num_players": 4, "episode": "hand"})
+    assert agent.meta["network"]["pi"] == [512, 512, 512] and agent.meta["network"]["activation"] == "ReLU"
+    assert agent.meta["flags"] == {"num_players": 4, "episode": "hand"} and path.stat().st_size < 4_000_000
+    assert "finetune_wide" in agent.meta["init_from"]["spec"]  # benchmarks/finetune_wide.md's stage 2
+    r = head_to_head("pigugnin", "pretrained:pigugnin_distilled", "random", num_deals=3, flags=agent.meta["flags"])
+    assert r["n_deals"] == 3
+    with pytest.raises(ConfigError, match="same num_players"):
+        make_agent("pretrained:pigugnin_distilled", "pigugnin", flags={"num_players": 5})
+
+
 def test_pretrained_picks_the_checkpoint_trained_for_the_player_count():
     four = make_agent("pretrained:pigugnin", "pigugnin", flags={"num_players": 4})
     five = make_agent("pretrained:pigugnin", "pigugnin", flags={"num_players": 5})
