@@ -215,7 +215,7 @@ def test_missing_foreign_or_malformed_files_fail_clearly(tmp_path, ckpts):
     with pytest.raises(CheckpointError, match="mazzo.json is not JSON"):
         TrainedAgent(bad_json, "briscola5")
     with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, briscola5_v1, "
-                                                "picchetto, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_v1, "
+                                                "picchetto, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_v1, "
                                                 "pigugnin_v1_5p"):
         make_agent("pretrained:scopa", "briscola5")
 
