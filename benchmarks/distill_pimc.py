@@ -13,6 +13,7 @@ trained on them and measured again:
 | agreement | on held-out deals (the last 10%): how often the agent's greedy move is in PIMC's best set (``no_regret``), and PIMC's own estimate of what the agent's move gives up (``regret``: PIMC's best value minus its value of the agent's move, per decision with a choice) |
 | distil | into a copy of the start, or with ``--hidden`` a new network of that shape (``--activation``); ``--objective best``: maximise the agent's probability of PIMC's best set (``-log sum p(best)``); ``q``: maximise PIMC's value of the agent's move in expectation (``-sum p(a) A(a)``, ``A`` the value minus the candidates' mean, over ``--scale``). Both plus ``--beta`` x KL(start, new) on the same decisions, Adam at ``--lr`` for ``--epochs`` epochs |
 | on-policy rounds | ``--behaviour start`` (DAgger): in each deal one seat (the deal's number mod the seats) is played by the start agent's greedy move, the others by PIMC; PIMC still values every decision, the learner's too, so the data cover the states the agent itself reaches. ``--with-demos FILE...`` adds earlier collections to the training decisions (the held-out deals stay this collection's last 10%) |
+| teacher | ``--teacher SPEC``: the search that plays and labels, ``pimc`` (default budget) by default; any PIMC spec, e.g. ``pimc:playout=pretrained:pigugnin_distilled`` (its playouts played by a network: one step of policy improvement over that network, as in expert iteration); the collection's file name carries it |
 | panels | the distilled agent alone among copies of its start (``--growth-deals`` batched duplicate deals) and alone among PIMC players (``--pimc-deals`` AEC deals, ``--seed 1``: the shipped agents' PIMC deals) |
 
     python benchmarks/distill_pimc.py --games picchetto --hands 3000
@@ -43,17 +44,17 @@ TIE = 1e-6  # values within this of PIMC's best are PIMC's best set
 
 
 def collect(game: str, flags: dict, hands: int, seed: int, out: Path, workers: int = 1,
-            behaviour: str | None = None) -> dict[str, np.ndarray]:
+            behaviour: str | None = None, teacher: str = "pimc") -> dict[str, np.ndarray]:
     """PIMC at every seat of ``hands`` deals; every decision with a choice, with PIMC's candidate values (NaN for a
     move PIMC did not consider). Saved to ``out`` (reused if there). ``workers`` processes each play a block of the
     deals, with players seeded by ``seed`` and the block (so the data depend on ``workers``). ``behaviour`` (an
     agent spec) plays one seat per deal instead of PIMC, which still values its decisions (the module docstring's
-    on-policy rounds)."""
+    on-policy rounds). ``teacher``: the PIMC spec that plays the other seats, whose values are the labels."""
     if out.is_file():
         return load_demos(out)
     deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
     blocks = [(game, flags, seed + 104729 * b, deal_seeds, range(b * hands // workers, (b + 1) * hands // workers),
-               behaviour) for b in range(workers)]
+               behaviour, teacher) for b in range(workers)]
     if workers == 1:
         parts = [collect_block(*blocks[0])]
     else:
@@ -77,14 +78,14 @@ def load_demos(path: Path) -> dict[str, np.ndarray]:
 
 
 def collect_block(game: str, flags: dict, player_seed: int, deal_seeds: np.ndarray, block: range,
-                  behaviour: str | None = None) -> dict:
+                  behaviour: str | None = None, teacher: str = "pimc") -> dict:
     """``collect``'s deals ``block``: PIMC players seeded by ``player_seed`` (and the seat) at every seat, and the
     ``behaviour`` agent, if any, moving for seat ``hand % seats``."""
     from agents.registry import make_agent
     from envs.registry import make_raw_env
 
     env = make_raw_env(game, **flags)
-    players = [make_agent("pimc", game, seed=player_seed + 7919 * s, flags=flags)
+    players = [make_agent(teacher, game, seed=player_seed + 7919 * s, flags=flags)
                for s in range(len(env.possible_agents))]
     learner = make_agent(behaviour, game, flags=flags) if behaviour else None
     num_actions = env.action_space(env.possible_agents[0]).n
@@ -203,17 +204,21 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     flags = flags_of(game, start_path)
     folder = args.runs / game
     name = f"demos_{args.hands}_{args.demo_seed}" + (f"_w{args.demo_workers}" if args.demo_workers > 1 else "")
+    if args.teacher != "pimc":  # another search labels: a collection of its own
+        name += "_t-" + "".join(c if c.isalnum() else "-" for c in args.teacher)
     behaviour = None
     if args.behaviour == "start":  # the file names the agent that played: a digest of its checkpoint
         behaviour = f"ppo:{start_path}"
         name += "_by-" + hashlib.sha256(start_path.read_bytes()).hexdigest()[:8]
-    data = collect(game, flags, args.hands, args.demo_seed, folder / f"{name}.npz", args.demo_workers, behaviour)
+    data = collect(game, flags, args.hands, args.demo_seed, folder / f"{name}.npz", args.demo_workers, behaviour,
+                   args.teacher)
     hands = np.unique(data["hand"])
     is_held = np.isin(data["hand"], hands[-max(1, len(hands) // 10):])
     data, is_held = with_earlier(data, is_held, args.with_demos)
     rows, held = np.flatnonzero(~is_held), np.flatnonzero(is_held)
     start, _ = load_actor(start_path)
-    entry.update(start=shown(start_path), behaviour=args.behaviour, with_demos=[shown(f) for f in args.with_demos],
+    entry.update(start=shown(start_path), teacher=args.teacher, behaviour=args.behaviour,
+                 with_demos=[shown(f) for f in args.with_demos],
                  hands=args.hands, train_decisions=int(len(rows)), held_out_decisions=int(len(held)),
                  setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")
                         + (("hidden", "activation") if args.hidden else ())},
@@ -224,7 +229,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     if own.size:
         entry["own_decisions"] = {"start": agreement(start, data, own), "distilled": agreement(actor, data, own)}
     out = folder / f"distilled_{args.label or args.objective}.mazzo.zip"
-    save_actor(actor, out, {**read_metadata(start_path), "distilled": {"teacher": "pimc", **entry["setup"]}})
+    save_actor(actor, out, {**read_metadata(start_path), "distilled": {"teacher": args.teacher, **entry["setup"]}})
     entry["growth"] = batched_panel(game, flags, out, f"ppo:{start_path}", args.growth_deals, args.seed)
     print(f"{game}: distilled vs its start {entry['growth']['mean']:+.3f}", flush=True)
     save()
@@ -241,8 +246,9 @@ def report(results: dict, out: Path) -> None:
              "set; regret = PIMC's estimate of what the agent's move gives up, per decision.", ""]
     for game, label, e in ((g, k, v) for g in GAMES for k, v in results.get(g, {}).items()):
         m, pimc = e["meta"], e.get("pimc", {})
-        played = ("the start agent at one seat, PIMC at the others" if e.get("behaviour") == "start"
-                  else "PIMC at every seat")
+        teacher = "PIMC" if e.get("teacher", "pimc") == "pimc" else f"`{e['teacher']}`"
+        played = (f"the start agent at one seat, {teacher} at the others" if e.get("behaviour") == "start"
+                  else f"{teacher} at every seat")
         earlier = f" and earlier collections {', '.join(e['with_demos'])}" if e.get("with_demos") else ""
         lines += [f"## {game}, `{label}`", "", f"Start `{e['start']}`; {e['hands']} hands of {played}{earlier}: "
                   f"{e['train_decisions']:,} decisions to train on, {e['held_out_decisions']:,} held out. Setup "
@@ -273,6 +279,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hands", type=int, default=3000)
     p.add_argument("--demo-seed", type=int, default=777, help="PIMC's deals (not the evaluation's)")
     p.add_argument("--demo-workers", type=int, default=1, help="processes collecting PIMC's decisions")
+    p.add_argument("--teacher", default="pimc",
+                   help="the PIMC spec that plays and labels (default: pimc at its default budget)")
     p.add_argument("--behaviour", choices=("pimc", "start"), default="pimc",
                    help="who moves for one seat per deal while PIMC labels (start: an on-policy round, DAgger)")
     p.add_argument("--with-demos", nargs="*", type=Path, default=[], help="earlier collections to train on too")

@@ -192,3 +192,11 @@ def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_meas
     assert "the start agent at one seat, PIMC at the others and earlier collections" in out.read_text()
     network = read_metadata(runs / "picchetto" / "distilled_dagger.mazzo.zip")["network"]  # --hidden: a new shape
     assert network["pi"] == [16, 8] and network["activation"] == "ReLU" and entry["setup"]["hidden"] == [16, 8]
+    # another search as the teacher: its own collection (same deals), its name in the metadata and the report
+    distill_pimc.main([*argv, "--teacher", "pimc:worlds=4", "--label", "small_pimc", "--pimc-deals", "0"])
+    with np.load(runs / "picchetto" / "demos_3_777_w2_t-pimc-worlds-4.npz") as z:
+        small = z["values"]
+    assert small.shape != values.shape or not np.array_equal(small, values, equal_nan=True)  # a different search
+    assert read_metadata(runs / "picchetto" / "distilled_small_pimc.mazzo.zip")["distilled"]["teacher"] == "pimc:worlds=4"
+    assert json.loads(js.read_text())["picchetto"]["small_pimc"]["teacher"] == "pimc:worlds=4"
+    assert "3 hands of `pimc:worlds=4` at every seat" in out.read_text()
