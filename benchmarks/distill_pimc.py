@@ -199,6 +199,7 @@ def with_earlier(data: dict[str, np.ndarray], is_held: np.ndarray, files: list[P
 
 def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     from agents.checkpoint import load_actor, read_metadata, save_actor
+    from agents.registry import make_agent
 
     start_path = Path(args.start) if args.start else shipped(game)
     flags = flags_of(game, start_path)
@@ -210,6 +211,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     if args.behaviour == "start":  # the file names the agent that played: a digest of its checkpoint
         behaviour = f"ppo:{start_path}"
         name += "_by-" + hashlib.sha256(start_path.read_bytes()).hexdigest()[:8]
+    make_agent(args.teacher, game, flags=flags)  # a bad keyword fails here, not in the collection's workers
     data = collect(game, flags, args.hands, args.demo_seed, folder / f"{name}.npz", args.demo_workers, behaviour,
                    args.teacher)
     hands = np.unique(data["hand"])
@@ -302,6 +304,8 @@ def main(argv: list[str] | None = None) -> None:
     if missing:  # before the collection, which can take an hour
         raise SystemExit(f"--with-demos: no file {', '.join(missing)} (an earlier collection of this script, "
                          "demos_*.npz)")
+    if args.teacher.split(":", 1)[0] != "pimc":  # the labels are PIMC's candidate values (last_values)
+        raise SystemExit(f"--teacher: {args.teacher!r} is not a PIMC spec; expected pimc or pimc:KEY=VALUE,...")
     results = json.loads(args.json.read_text()) if args.json.is_file() else {}
     save = saver(args.json, args.games, results)
     if not args.report_only:

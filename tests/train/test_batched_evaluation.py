@@ -192,6 +192,11 @@ def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_meas
     assert "the start agent at one seat, PIMC at the others and earlier collections" in out.read_text()
     network = read_metadata(runs / "picchetto" / "distilled_dagger.mazzo.zip")["network"]  # --hidden: a new shape
     assert network["pi"] == [16, 8] and network["activation"] == "ReLU" and entry["setup"]["hidden"] == [16, 8]
+    with pytest.raises(SystemExit, match="--teacher: 'heuristic' is not a PIMC spec"):
+        distill_pimc.main([*argv, "--teacher", "heuristic"])
+    with pytest.raises(ValueError, match="unexpected keyword argument .wordls."):  # before any collection
+        distill_pimc.main([*argv, "--teacher", "pimc:wordls=4"])
+    assert not list((runs / "picchetto").glob("*wordls*"))
     # another search as the teacher: its own collection (same deals), its name in the metadata and the report
     distill_pimc.main([*argv, "--teacher", "pimc:worlds=4", "--label", "small_pimc", "--pimc-deals", "0"])
     with np.load(runs / "picchetto" / "demos_3_777_w2_t-pimc-worlds-4.npz") as z:
