@@ -215,7 +215,8 @@ def test_missing_foreign_or_malformed_files_fail_clearly(tmp_path, ckpts):
     with pytest.raises(CheckpointError, match="mazzo.json is not JSON"):
         TrainedAgent(bad_json, "briscola5")
     with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, briscola5_v1, "
-                                                "picchetto, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_v1, "
+                                                "picchetto, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_expert, "
+                                                "pigugnin_v1, "
                                                 "pigugnin_v1_5p"):
         make_agent("pretrained:scopa", "briscola5")
 
@@ -327,6 +328,21 @@ def test_the_distilled_pigugnin_checkpoint_is_a_wider_network_for_four_players_o
     assert r["n_deals"] == 3
     with pytest.raises(ConfigError, match="same num_players"):
         make_agent("pretrained:pigugnin_distilled", "pigugnin", flags={"num_players": 5})
+
+
+def test_the_expert_iteration_checkpoint_is_the_distilled_shape_for_four_players_only():
+    """``pretrained:pigugnin_expert`` (two rounds of distilling PIMC-with-network-playouts into the distilled network):
+    the same 3 x 512 actor, four players only, and it plays through the AEC env."""
+    path = PRETRAINED_DIR / "pigugnin_expert.mazzo.zip"
+    if not path.exists():
+        pytest.fail("agents/pretrained/pigugnin_expert.mazzo.zip is missing")
+    agent = make_agent("pretrained:pigugnin_expert", "pigugnin", flags={"num_players": 4, "episode": "hand"})
+    assert agent.meta["network"]["pi"] == [512, 512, 512] and agent.meta["network"]["activation"] == "ReLU"
+    assert agent.meta["flags"] == {"num_players": 4, "episode": "hand"} and path.stat().st_size < 4_000_000
+    r = head_to_head("pigugnin", "pretrained:pigugnin_expert", "random", num_deals=3, flags=agent.meta["flags"])
+    assert r["n_deals"] == 3
+    with pytest.raises(ConfigError, match="same num_players"):
+        make_agent("pretrained:pigugnin_expert", "pigugnin", flags={"num_players": 5})
 
 
 def test_pretrained_picks_the_checkpoint_trained_for_the_player_count():
