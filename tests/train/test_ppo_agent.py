@@ -314,35 +314,24 @@ def test_pretrained_checkpoints_load_by_name(name):
     assert r["n_deals"] == 3
 
 
-def test_the_distilled_pigugnin_checkpoint_is_a_wider_network_for_four_players_only():
-    """``pretrained:pigugnin_distilled`` (PIMC distilled into 3 x 512, then PPO): no five-player file, so it refuses
-    five players with the reason instead of playing a network trained for four."""
-    path = PRETRAINED_DIR / "pigugnin_distilled.mazzo.zip"
+@pytest.mark.parametrize("name, made_from", [
+    ("pigugnin_distilled", "finetune_wide"),  # PIMC distilled into 3 x 512, then PPO (benchmarks/finetune_wide.md)
+    ("pigugnin_expert", "pimc:playout=pretrained:pigugnin_distilled"),  # expert iteration from it: the teacher
+])
+def test_the_wide_pigugnin_checkpoints_are_for_four_players_only(name, made_from):
+    """The 3 x 512 Pigugnìn checkpoints have no five-player file, so they refuse five players with the reason
+    instead of playing a network trained for four."""
+    path = PRETRAINED_DIR / f"{name}.mazzo.zip"
     if not path.exists():
-        pytest.fail("agents/pretrained/pigugnin_distilled.mazzo.zip is missing")
-    agent = make_agent("pretrained:pigugnin_distilled", "pigugnin", flags={"num_players": 4, "episode": "hand"})
+        pytest.fail(f"agents/pretrained/{name}.mazzo.zip is missing")
+    agent = make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 4, "episode": "hand"})
     assert agent.meta["network"]["pi"] == [512, 512, 512] and agent.meta["network"]["activation"] == "ReLU"
     assert agent.meta["flags"] == {"num_players": 4, "episode": "hand"} and path.stat().st_size < 4_000_000
-    assert "finetune_wide" in agent.meta["init_from"]["spec"]  # benchmarks/finetune_wide.md's stage 2
-    r = head_to_head("pigugnin", "pretrained:pigugnin_distilled", "random", num_deals=3, flags=agent.meta["flags"])
+    assert made_from in json.dumps(agent.meta)
+    r = head_to_head("pigugnin", f"pretrained:{name}", "random", num_deals=3, flags=agent.meta["flags"])
     assert r["n_deals"] == 3
     with pytest.raises(ConfigError, match="same num_players"):
-        make_agent("pretrained:pigugnin_distilled", "pigugnin", flags={"num_players": 5})
-
-
-def test_the_expert_iteration_checkpoint_is_the_distilled_shape_for_four_players_only():
-    """``pretrained:pigugnin_expert`` (two rounds of distilling PIMC-with-network-playouts into the distilled network):
-    the same 3 x 512 actor, four players only, and it plays through the AEC env."""
-    path = PRETRAINED_DIR / "pigugnin_expert.mazzo.zip"
-    if not path.exists():
-        pytest.fail("agents/pretrained/pigugnin_expert.mazzo.zip is missing")
-    agent = make_agent("pretrained:pigugnin_expert", "pigugnin", flags={"num_players": 4, "episode": "hand"})
-    assert agent.meta["network"]["pi"] == [512, 512, 512] and agent.meta["network"]["activation"] == "ReLU"
-    assert agent.meta["flags"] == {"num_players": 4, "episode": "hand"} and path.stat().st_size < 4_000_000
-    r = head_to_head("pigugnin", "pretrained:pigugnin_expert", "random", num_deals=3, flags=agent.meta["flags"])
-    assert r["n_deals"] == 3
-    with pytest.raises(ConfigError, match="same num_players"):
-        make_agent("pretrained:pigugnin_expert", "pigugnin", flags={"num_players": 5})
+        make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 5})
 
 
 def test_pretrained_picks_the_checkpoint_trained_for_the_player_count():
