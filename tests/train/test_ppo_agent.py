@@ -216,8 +216,7 @@ def test_missing_foreign_or_malformed_files_fail_clearly(tmp_path, ckpts):
         TrainedAgent(bad_json, "briscola5")
     with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, briscola5_v1, "
                                                 "picchetto, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_expert, "
-                                                "pigugnin_v1, "
-                                                "pigugnin_v1_5p"):
+                                                "pigugnin_v1, pigugnin_v1_5p"):
         make_agent("pretrained:scopa", "briscola5")
 
 
@@ -314,11 +313,13 @@ def test_pretrained_checkpoints_load_by_name(name):
     assert r["n_deals"] == 3
 
 
-@pytest.mark.parametrize("name, made_from", [
-    ("pigugnin_distilled", "finetune_wide"),  # PIMC distilled into 3 x 512, then PPO (benchmarks/finetune_wide.md)
-    ("pigugnin_expert", "pimc:playout=pretrained:pigugnin_distilled"),  # expert iteration from it: the teacher
+@pytest.mark.parametrize("name, provenance, made_from", [
+    # PIMC distilled into 3 x 512, then PPO: benchmarks/finetune_wide.md's stage 2
+    ("pigugnin_distilled", ("init_from", "spec"), "finetune_wide"),
+    # expert iteration from it: PIMC with its playouts was the teacher (benchmarks/distill_pimc.md)
+    ("pigugnin_expert", ("distilled", "teacher"), "pimc:playout=pretrained:pigugnin_distilled"),
 ])
-def test_the_wide_pigugnin_checkpoints_are_for_four_players_only(name, made_from):
+def test_the_wide_pigugnin_checkpoints_are_for_four_players_only(name, provenance, made_from):
     """The 3 x 512 Pigugnìn checkpoints have no five-player file, so they refuse five players with the reason
     instead of playing a network trained for four."""
     path = PRETRAINED_DIR / f"{name}.mazzo.zip"
@@ -327,7 +328,8 @@ def test_the_wide_pigugnin_checkpoints_are_for_four_players_only(name, made_from
     agent = make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 4, "episode": "hand"})
     assert agent.meta["network"]["pi"] == [512, 512, 512] and agent.meta["network"]["activation"] == "ReLU"
     assert agent.meta["flags"] == {"num_players": 4, "episode": "hand"} and path.stat().st_size < 4_000_000
-    assert made_from in json.dumps(agent.meta)
+    section, key = provenance
+    assert made_from in agent.meta[section][key]
     r = head_to_head("pigugnin", f"pretrained:{name}", "random", num_deals=3, flags=agent.meta["flags"])
     assert r["n_deals"] == 3
     with pytest.raises(ConfigError, match="same num_players"):
