@@ -120,6 +120,13 @@ def collect_block(game: str, flags: dict, player_seed: int, deal_seeds: np.ndarr
             "hand": np.asarray(hand_of), "by_learner": np.asarray(by_learner, bool)}
 
 
+def other_flags(game: str, flags: dict) -> dict:
+    """The game flags in which ``flags`` differ from the shipped agent's (five players in Pigugnìn): a collection's
+    file name and an entry's heading carry them, so no other table's decisions are ever reused or read as these."""
+    shipped_flags = flags_of(game, shipped(game))
+    return {k: v for k, v in flags.items() if shipped_flags.get(k) != v}
+
+
 def best_set(values: np.ndarray) -> np.ndarray:
     v = np.nan_to_num(values, nan=-np.inf)
     return v >= v.max(1, keepdims=True) - TIE
@@ -205,6 +212,9 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     flags = flags_of(game, start_path)
     folder = args.runs / game
     name = f"demos_{args.hands}_{args.demo_seed}" + (f"_w{args.demo_workers}" if args.demo_workers > 1 else "")
+    other = other_flags(game, flags)
+    if other:  # another table (five players): its own collection, never the shipped flags' file
+        name += "_f-" + "-".join(f"{k}{v}" for k, v in sorted(other.items()))
     if args.teacher != "pimc":  # another search labels: a collection of its own
         name += "_t-" + "".join(c if c.isalnum() else "-" for c in args.teacher)
     behaviour = None
@@ -219,7 +229,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     data, is_held = with_earlier(data, is_held, args.with_demos)
     rows, held = np.flatnonzero(~is_held), np.flatnonzero(is_held)
     start, _ = load_actor(start_path)
-    entry.update(start=shown(start_path), teacher=args.teacher, behaviour=args.behaviour,
+    entry.update(start=shown(start_path), flags=flags, teacher=args.teacher, behaviour=args.behaviour,
                  with_demos=[shown(f) for f in args.with_demos],
                  hands=args.hands, train_decisions=int(len(rows)), held_out_decisions=int(len(held)),
                  setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")
@@ -252,7 +262,8 @@ def report(results: dict, out: Path) -> None:
         played = (f"the start agent at one seat, {teacher} at the others" if e.get("behaviour") == "start"
                   else f"{teacher} at every seat")
         earlier = f" and earlier collections {', '.join(e['with_demos'])}" if e.get("with_demos") else ""
-        lines += [f"## {game}, `{label}`", "", f"Start `{e['start']}`; {e['hands']} hands of {played}{earlier}: "
+        table = f" with flags {other_flags(game, e['flags'])}" if other_flags(game, e.get("flags", {})) else ""
+        lines += [f"## {game}, `{label}`", "", f"Start `{e['start']}`; {e['hands']} hands{table} of {played}{earlier}: "
                   f"{e['train_decisions']:,} decisions to train on, {e['held_out_decisions']:,} held out. Setup "
                   f"{e['setup']}. Measured by `{m['command']}` (commit {m['commit']}, started {m['when']}; "
                   f"{m['machine']}; {m['versions']}).", "",

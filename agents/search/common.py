@@ -152,31 +152,43 @@ class Playouts:
     The playout policy: ``"heuristic"`` (the game's numba heuristic, ``GameSpec.batched_heuristic``: deterministic),
     ``"random"`` (uniform over the legal moves, from ``rng``) or a trained agent's spec, ``"pretrained:GAME"``
     or ``"ppo:PATH"`` (``NetworkRows``: its most probable legal move, batched; deterministic; needs torch).
+    ``card_policy`` (one of the same, or None: ``policy`` throughout) plays instead of it in the rows that are in
+    trick play (the engine's ``trick_play_rows``), so that, say, the heuristic bids and calls in Briscola's
+    playouts and a network plays the cards.
     """
 
     MAX_STEPS = 2000
 
-    def __init__(self, game: str, flags: Mapping[str, Any], policy: str = "heuristic"):
+    def __init__(self, game: str, flags: Mapping[str, Any], policy: str = "heuristic",
+                 card_policy: str | None = None):
         require_numba("the search players")
-        if not isinstance(policy, str) or not (policy in ("heuristic", "random") or (
-                policy.partition(":")[0] in ("pretrained", "ppo") and policy.partition(":")[2])):
-            raise ConfigError(f"unknown playout {policy!r}; allowed: 'heuristic', 'random', 'pretrained:GAME', "
-                              "'ppo:PATH'")
         self.game = game
         self.flags = dict(flags)
         self.policy = policy
-        if policy in ("heuristic", "random"):
-            batched = game_spec(game).player_class("batched_heuristic")
-            if batched is None:
-                raise ConfigError(f"the playouts of {game} need a batched heuristic (GameSpec.batched_heuristic), "
-                                  "which it does not have")
-            self._heuristic = batched(game, flags=self.flags)
-        else:
-            self._heuristic = NetworkRows(policy, game, self.flags)
+        self.card_policy = card_policy
+        self._base = self._rows(policy, "playout")
+        self._cards = None if card_policy is None else self._rows(card_policy, "card_playout")
+        self._trick_rows = engine(game, self.flags).trick_play_rows
         self._hand_no = _require_worlds(game).vector_hand_no
         self._vecs: dict[int, Any] = {}
         self._observer: Any = None
         self.games_played = 0
+
+    def _rows(self, policy: Any, key: str) -> Any:
+        """The batched player of a policy spec (None for ``"random"``, which ``rows`` plays itself)."""
+        if not isinstance(policy, str) or not (policy in ("heuristic", "random") or (
+                policy.partition(":")[0] in ("pretrained", "ppo") and policy.partition(":")[2])):
+            raise ConfigError(f"unknown {key} {policy!r}; allowed: 'heuristic', 'random', 'pretrained:GAME', "
+                              "'ppo:PATH'")
+        if policy == "random":
+            return None
+        if policy == "heuristic":
+            batched = game_spec(self.game).player_class("batched_heuristic")
+            if batched is None:
+                raise ConfigError(f"the playouts of {self.game} need a batched heuristic (GameSpec.batched_heuristic), "
+                                  "which it does not have")
+            return batched(self.game, flags=self.flags)
+        return NetworkRows(policy, self.game, self.flags)
 
     def vec(self, size: int) -> Any:
         """A VectorEnv of exactly ``size`` games (kept for reuse)."""
@@ -190,7 +202,7 @@ class Playouts:
 
     def choose(self, rules: Any, state: Any, rng: np.random.Generator) -> int:
         """The playout policy's move in one engine state (the observation rebuilt from the state)."""
-        if self.policy == "random":
+        if self.policy == "random" and self._cards is None:
             legal = rules.legal_actions(state)
             return legal[int(rng.integers(len(legal)))]
         if self._observer is None:
@@ -202,13 +214,28 @@ class Playouts:
         mask = self._mask
         for a in range(rules.num_actions):
             mask[0, a] = legal >> a & 1
-        return int(self._heuristic.act(obs, mask)[0])
+        return int(self.rows(obs, mask, rng)[0])
 
     def act(self, vec: Any, rng: np.random.Generator) -> np.ndarray:
-        if self.policy != "random":
-            return self._heuristic.act(vec.obs, vec.mask)
-        noise = rng.random(vec.mask.shape, dtype=np.float32) + 1.0
-        return np.argmax(noise * (vec.mask != 0), axis=1).astype(np.int64)
+        return self.rows(vec.obs, vec.mask, rng)
+
+    def rows(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The playout policy's move in every row (``card_policy``'s in the rows in trick play)."""
+        if self._cards is None:
+            return self._play(self._base, obs, mask, rng)
+        cards = self._trick_rows(mask)
+        moves = np.empty(len(mask), dtype=np.int64)
+        for player, rows in ((self._cards, cards), (self._base, ~cards)):
+            if rows.any():
+                moves[rows] = self._play(player, obs[rows], mask[rows], rng)
+        return moves
+
+    @staticmethod
+    def _play(player: Any, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if player is not None:
+            return np.asarray(player.act(obs, mask), dtype=np.int64)
+        noise = rng.random(mask.shape, dtype=np.float32) + 1.0  # uniform over the legal moves
+        return np.argmax(noise * (mask != 0), axis=1).astype(np.int64)
 
     def load(self, vec: Any, states: Sequence[Any], src: np.ndarray) -> None:
         """Game ``i`` of ``vec`` becomes ``states[src[i]]``: each state is loaded once, then copied."""

@@ -23,6 +23,7 @@ At every decision the player:
 | ``worlds`` | the game's ``GameSpec.search.pimc_worlds``: 32 (Briscola), 40 (Pigugnìn), 64 (Picchetto) | worlds sampled per decision |
 | ``playouts`` | 1 | playouts per world and move (the heuristic and network playouts are deterministic: more only help ``playout="random"``) |
 | ``playout`` | ``GameSpec.search.pimc_playout``: ``"pretrained:picchetto_v1"`` in Picchetto, else ``"heuristic"`` | the policy of every seat in the playouts: ``"heuristic"`` (numba heuristic), ``"random"``, or a trained agent, ``"pretrained:GAME"`` or ``"ppo:PATH"`` (its most probable legal move; needs torch, ``pip install 'mazzo[train]'``) |
+| ``card_playout`` | None (``playout`` throughout) | a policy of the same kinds that plays the trick play of the playouts instead (the engine's ``trick_play_rows``), ``playout`` still playing the rest: ``pimc:card_playout=pretrained:briscola5`` lets the heuristic bid and call in Briscola's playouts and the network play the cards (a network that overbids is a poor model of the other seats' auction, ``docs/search-players.md``) |
 | ``endgame`` | ``GameSpec.search.pimc_endgame``: 3 in Picchetto, else 0 (off) | in trick play, once the seat holds at most this many cards (0-12), every world is solved exactly instead of played out: alpha-beta over every continuation with every card of the world known (Briscola: caller and partner against the defenders; Picchetto: the two players; Pigugnìn: the seat against all the others, paranoid). Picchetto: its ``GameSpec.search.endgame_solver``, ``agents.search.picchetto_endgame`` (numba; 5-6 cards still take well under a millisecond per world); the other games in Python (``agents.search.common.solve``), where 2-3 cards is the practical range |
 | ``infer`` | 0 (off) | only in a game with an opponent model (``GameSpec.search.opponent_model``: Picchetto's, ``agents.search.picchetto_discards``): its temperature, for the worlds once the opponent has exchanged: ``oversample`` x ``worlds`` worlds drawn, then ``worlds`` of them redrawn by the likelihood of the opponent's discards in each (``discard_likelihood``); 3.5 fits the pretrained agent's discards |
 | ``oversample`` | 4 | with ``infer``: worlds drawn per world kept |
@@ -83,7 +84,7 @@ class PIMCAgent(BaseAgent):
 
     def __init__(self, game: str, seed: int | None = None, flags: Mapping[str, Any] | None = None, *,
                  worlds: int | None = None, playouts: int = 1, playout: str | None = None,
-                 seconds: float | None = None, endgame: int | None = None, infer: float = 0.0,
+                 card_playout: str | None = None, seconds: float | None = None, endgame: int | None = None, infer: float = 0.0,
                  oversample: int = 4, determinizer: Any = None):
         require_numba("PIMCAgent")
         super().__init__(game, seed=seed)
@@ -96,8 +97,9 @@ class PIMCAgent(BaseAgent):
             raise ConfigError(f"invalid value {seconds!r} for 'seconds'; allowed: a number > 0 (or None)")
         self.seconds = None if seconds is None else float(seconds)
         playout = defaults.pimc_playout if playout is None else playout
-        self.engine = Playouts(game, self.flags, playout)
+        self.engine = Playouts(game, self.flags, playout, card_playout)
         self.playout = playout
+        self.card_playout = card_playout
         endgame = defaults.pimc_endgame if endgame is None else endgame
         if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= 12:
             raise ConfigError(f"invalid value {endgame!r} for 'endgame'; allowed: an int 0..12 (0: off)")
@@ -217,4 +219,4 @@ class PIMCAgent(BaseAgent):
 
     def __repr__(self) -> str:
         return (f"PIMCAgent(game={self.game!r}, worlds={self.worlds}, playouts={self.playouts}, "
-                f"playout={self.playout!r}, seconds={self.seconds})")
+                f"playout={self.playout!r}, card_playout={self.card_playout!r}, seconds={self.seconds})")

@@ -29,6 +29,7 @@ trick play with every move public and every seat on its own:
 | ``hidden_move_name(action)``         | ``None`` or str        | what the other seats see instead of the move (``None``: they see it). Picchetto: a discard is ``"discard"``, the card hidden |
 | ``public_hand_result(result, seat)`` | dict                   | the part of a finished hand's record ``seat`` may know (default: all). Picchetto: a declaration the dealer did not have to show |
 | ``in_trick_play(state)``             | bool                   | only tricks are left in this hand (default True). Briscola: after the auction and the call; Picchetto: after the exchanges |
+| ``trick_play_rows(masks)``           | bool array             | the batched counterpart of ``in_trick_play``, read from legal masks (``(rows, num_actions)``): every legal move of the row plays a card. Every game numbers its card plays first (``PLAY(c)`` = ``c``, below the deck's size), so the default serves all three |
 | ``same_side(state, seat, other)``    | bool                   | ``seat`` and ``other`` play for one side now (default: each seat alone). Briscola: the caller and the partner, against the defenders |
 | ``search_candidates(state, legal)``  | list of ids            | the legal moves a search player considers (default: all). Briscola prunes its 61 bids and 40 calls |
 
@@ -142,6 +143,13 @@ class CardGame:
     def in_trick_play(self, state: Any) -> bool:
         """Is the hand in its trick play, with no auction, call or exchange left?"""
         return True
+
+    def trick_play_rows(self, masks: np.ndarray) -> np.ndarray:
+        """Which rows of a batch of legal masks (``(rows, num_actions)``, the batched engine's ``mask``) are in
+        trick play: every legal move is a card's play, an id below the deck's size (no bid, call, discard or
+        forfeit is legal). It agrees with ``in_trick_play`` at every decision with a legal move (tested), and lets
+        the playouts of a search hand the trick play and the rest of a hand to different policies."""
+        return ~np.asarray(masks)[:, self.deck.size:].any(axis=1)
 
     def same_side(self, state: Any, seat: int, other: int) -> bool:
         """Do ``seat`` and ``other`` play for the same side in ``state`` (a team)? Each seat alone by default."""

@@ -19,7 +19,7 @@ import pytest
 
 from agents.registry import make_agent
 from envs.core.errors import ConfigError
-from envs.registry import make_raw_env, make_vector_env
+from envs.registry import game_spec, make_raw_env, make_vector_env
 
 pytest.importorskip("numba")
 
@@ -155,6 +155,9 @@ def test_multi_hand_episode_is_legal():
 def test_budget_keywords_reach_the_players():
     agent = make_agent("pimc:worlds=6,playouts=2,playout=random", "briscola5", seed=0)
     assert (agent.worlds, agent.playouts, agent.playout) == (6, 2, "random")
+    assert (agent.card_playout, agent.engine.card_policy) == (None, None)
+    split = make_agent("pimc:card_playout=random", "briscola5", seed=0)
+    assert (split.playout, split.card_playout, split.engine.card_policy) == ("heuristic", "random", "random")
     assert make_agent("pimc:seconds=0.01", "picchetto", seed=0).seconds == 0.01
     ism = make_agent("ismcts:iterations=24,batch=8,exploration=1.5", "pigugnin", seed=0, flags={"num_players": 5})
     assert (ism.iterations, ism.batch, ism.exploration, ism.num_players) == (24, 8, 1.5, 5)
@@ -163,7 +166,7 @@ def test_budget_keywords_reach_the_players():
 @pytest.mark.parametrize("spec", ["pimc:budget=3", "pimc:worlds=0", "pimc:worlds=2.5", "pimc:playout=greedy",
                                   "pimc:seconds=-1", "ismcts:worlds=-2", "ismcts:rollouts=3",
                                   "ismcts:exploration=-1", "pimc:worlds", "pimc:infer=2", "pimc:endgame=13",
-                                  "pimc:oversample=0", "pimc:playout=ppo"])
+                                  "pimc:oversample=0", "pimc:playout=ppo", "pimc:card_playout=greedy"])
 def test_bad_budget_raises_config_error(spec):
     with pytest.raises(ConfigError):
         make_agent(spec, "briscola5", seed=0)
@@ -179,7 +182,7 @@ def test_picchetto_defaults_and_keywords():
     agent = make_agent("pimc", "picchetto", seed=0, flags={"episode": "hand"})
     assert (agent.playout, agent.worlds, agent.endgame, agent.infer) == ("pretrained:picchetto_v1", 64, 3, 0.0)
     assert game_spec("picchetto").search.pimc_worlds == 64 and agent.model is None
-    assert isinstance(agent.engine._heuristic, NetworkRows)
+    assert isinstance(agent.engine._base, NetworkRows)
     other = make_agent("pimc:playout=heuristic,worlds=96,infer=3.5,oversample=2,endgame=6", "picchetto", seed=0)
     assert (other.playout, other.worlds, other.infer, other.oversample, other.endgame) == ("heuristic", 96, 3.5, 2, 6)
     assert make_agent("pimc", "briscola5", seed=0).playout == "heuristic"
@@ -336,6 +339,31 @@ def test_loaded_and_copied_games_equal_loaded_games(game, flags):
     np.testing.assert_array_equal(copied.current_player, ref.current_player)
     for key in ref.state:
         np.testing.assert_array_equal(copied.state[key], ref.state[key], err_msg=key)
+
+
+def test_card_playout_plays_the_tricks_and_the_playout_policy_the_rest():
+    """``Playouts(policy, card_policy)``: in every row in trick play (every legal move a card's play) the card
+    policy moves, in the other rows (Briscola's forfeit check, auction and call) the playout policy; batches that
+    hold both kinds of row are met and split."""
+    pytest.importorskip("torch")
+    from agents.search.common import NetworkRows
+
+    flags = game_spec("briscola5").resolve_flags({})
+    split = Playouts("briscola5", flags, "heuristic", card_policy="pretrained:briscola5")
+    heuristic = Playouts("briscola5", flags, "heuristic")
+    network = NetworkRows("pretrained:briscola5", "briscola5", flags)
+    vec = make_vector_env("briscola5", 48, **flags)
+    vec.reset(seed=3)
+    rng, mixed = np.random.default_rng(0), 0
+    for _ in range(120):
+        cards = ~vec.mask[:, 40:].any(axis=1)
+        moves = split.act(vec, rng)
+        want = np.where(cards, network.act(vec.obs, vec.mask), heuristic.act(vec, rng))
+        np.testing.assert_array_equal(moves, want)
+        mixed += bool(cards.any() and (~cards).any())
+        noise = rng.random(vec.mask.shape) * (vec.mask != 0)  # random legal moves: the rows drift apart
+        vec.step(np.where(rng.random(len(moves)) < 0.5, moves, noise.argmax(1)))
+    assert mixed > 10
 
 
 # -- endgames with one best move -------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from envs import records
@@ -115,6 +116,9 @@ def test_trick_play_sides_and_candidates(game, flags):
         n = rules.num_players
         assert rules.in_trick_play(state) == phase_names[state.phase].startswith("TRICK")
         legal = rules.legal_actions(state)
+        row = np.zeros((1, rules.num_actions), np.int8)
+        row[0, legal] = 1  # the batched counterpart, read from the legal mask alone (the playouts' policy split)
+        assert rules.trick_play_rows(row).tolist() == [rules.in_trick_play(state)], (phase_names[state.phase], legal)
         cands = rules.search_candidates(state, legal)
         assert cands and cands == sorted(set(cands)) and set(cands) <= set(legal)
         pruned |= cands != legal
