@@ -215,7 +215,8 @@ def test_missing_foreign_or_malformed_files_fail_clearly(tmp_path, ckpts):
     with pytest.raises(CheckpointError, match="mazzo.json is not JSON"):
         TrainedAgent(bad_json, "briscola5")
     with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, briscola5_v1, "
-                                                "picchetto, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_expert, "
+                                                "picchetto, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_distilled_5p, "
+                                                "pigugnin_expert, "
                                                 "pigugnin_v1, pigugnin_v1_5p"):
         make_agent("pretrained:scopa", "briscola5")
 
@@ -313,27 +314,35 @@ def test_pretrained_checkpoints_load_by_name(name):
     assert r["n_deals"] == 3
 
 
-@pytest.mark.parametrize("name, provenance, made_from", [
+@pytest.mark.parametrize("name, players, provenance, made_from", [
     # PIMC distilled into 3 x 512, then PPO: benchmarks/finetune_wide.md's stage 2
-    ("pigugnin_distilled", ("init_from", "spec"), "finetune_wide"),
-    # expert iteration from it: PIMC with its playouts was the teacher (benchmarks/distill_pimc.md)
-    ("pigugnin_expert", ("distilled", "teacher"), "pimc:playout=pretrained:pigugnin_distilled"),
+    ("pigugnin_distilled", 4, ("init_from", "spec"), "finetune_wide"),
+    # five players: PIMC distilled into 3 x 512, then one on-policy round (benchmarks/distill_pimc.md)
+    ("pigugnin_distilled_5p", 5, ("distilled", "teacher"), "pimc"),
+    # expert iteration from pigugnin_distilled: PIMC with its playouts was the teacher (benchmarks/distill_pimc.md)
+    ("pigugnin_expert", 4, ("distilled", "teacher"), "pimc:playout=pretrained:pigugnin_distilled"),
 ])
-def test_the_wide_pigugnin_checkpoints_are_for_four_players_only(name, provenance, made_from):
-    """The 3 x 512 Pigugnìn checkpoints have no five-player file, so they refuse five players with the reason
-    instead of playing a network trained for four."""
+def test_the_wide_pigugnin_checkpoints_play_only_their_player_count(name, players, provenance, made_from):
+    """The 3 x 512 Pigugnìn checkpoints: each file is for one player count and refuses the other with the reason
+    instead of playing a network trained for it. ``pretrained:pigugnin_distilled`` at five players is its
+    ``_5p`` file; ``pigugnin_expert`` has none, so it refuses five players."""
     path = PRETRAINED_DIR / f"{name}.mazzo.zip"
     if not path.exists():
         pytest.fail(f"agents/pretrained/{name}.mazzo.zip is missing")
-    agent = make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 4, "episode": "hand"})
+    flags = {"num_players": players, "episode": "hand"}
+    agent = make_agent(f"pretrained:{name.removesuffix('_5p')}", "pigugnin", flags=flags)
+    assert Path(agent.path).name == path.name
     assert agent.meta["network"]["pi"] == [512, 512, 512] and agent.meta["network"]["activation"] == "ReLU"
-    assert agent.meta["flags"] == {"num_players": 4, "episode": "hand"} and path.stat().st_size < 4_000_000
+    assert agent.meta["flags"] == flags and path.stat().st_size < 4_000_000
     section, key = provenance
     assert made_from in agent.meta[section][key]
-    r = head_to_head("pigugnin", f"pretrained:{name}", "random", num_deals=3, flags=agent.meta["flags"])
+    r = head_to_head("pigugnin", f"pretrained:{name}", "random", num_deals=3, flags=flags)
     assert r["n_deals"] == 3
-    with pytest.raises(ConfigError, match="same num_players"):
-        make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 5})
+    with pytest.raises(ConfigError, match="same num_players"):  # the file itself, at the other player count
+        make_agent(f"ppo:{path}", "pigugnin", flags={"num_players": 9 - players})
+    if name == "pigugnin_expert":  # and by name: no five-player file to fall back on
+        with pytest.raises(ConfigError, match="same num_players"):
+            make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 5})
 
 
 def test_pretrained_picks_the_checkpoint_trained_for_the_player_count():
