@@ -262,7 +262,8 @@ def report(results: dict, out: Path) -> None:
         played = (f"the start agent at one seat, {teacher} at the others" if e.get("behaviour") == "start"
                   else f"{teacher} at every seat")
         earlier = f" and earlier collections {', '.join(e['with_demos'])}" if e.get("with_demos") else ""
-        table = f" with flags {other_flags(game, e['flags'])}" if other_flags(game, e.get("flags", {})) else ""
+        other = other_flags(game, e.get("flags", {}))
+        table = f" with flags {other}" if other else ""
         lines += [f"## {game}, `{label}`", "", f"Start `{e['start']}`; {e['hands']} hands{table} of {played}{earlier}: "
                   f"{e['train_decisions']:,} decisions to train on, {e['held_out_decisions']:,} held out. Setup "
                   f"{e['setup']}. Measured by `{m['command']}` (commit {m['commit']}, started {m['when']}; "

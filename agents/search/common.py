@@ -168,7 +168,7 @@ class Playouts:
         self.card_policy = card_policy
         self._base = self._rows(policy, "playout")
         self._cards = None if card_policy is None else self._rows(card_policy, "card_playout")
-        self._trick_rows = engine(game, self.flags).trick_play_rows
+        self._trick_rows = None if card_policy is None else engine(game, self.flags).trick_play_rows
         self._hand_no = _require_worlds(game).vector_hand_no
         self._vecs: dict[int, Any] = {}
         self._observer: Any = None
