@@ -25,8 +25,8 @@ pytest.importorskip("sphinx", reason="the docs extra (pip install -e '.[docs]') 
 pytest.importorskip("myst_nb")
 pytest.importorskip("furo")
 
-# A whole Sphinx build (about a CPU minute), once: every test of the module on one xdist worker (make test
-# runs --dist loadgroup), since the build writes the API pages into docs/api/generated.
+# A whole Sphinx build (about a CPU minute), once per worker that runs the module; the group's lock
+# (tests/conftest.py) keeps two builds from writing the API pages into docs/api/generated at once.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docs-build")]
 
 

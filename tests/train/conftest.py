@@ -3,8 +3,8 @@ them, no Ray process it started may be left on the machine.
 
 Ray's processes (gcs_server, raylet, the ``ray::`` workers and actors, the dashboard agents, the log monitor) are
 found by name in /proc; those that existed before a test (another user's cluster) are left out, so each test checks
-only what it started. The tests using them share the xdist group ``ray-cluster`` (one worker runs them one after
-another under ``--dist loadgroup``), so the check never sees another test's cluster.
+only what it started. The tests using them share the xdist group ``ray-cluster``, whose lock (``tests/conftest.py``)
+runs them one at a time, so the check never sees another test's cluster.
 """
 
 from __future__ import annotations

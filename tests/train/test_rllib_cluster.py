@@ -20,7 +20,7 @@ from agents.registry import make_agent  # noqa: E402
 from envs.core.errors import ConfigError  # noqa: E402
 from train.evaluate import evaluate  # noqa: E402
 
-# One xdist worker runs every test here, one after another (`make test` runs `--dist loadgroup`): the
+# The tests of the group run one at a time (tests/conftest.py holds the group's lock around each): the
 # leftover-process check must not see another test's cluster.
 pytestmark = [
     pytest.mark.slow,
