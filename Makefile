@@ -18,7 +18,8 @@ $(STAMP): pyproject.toml
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-# Both cores; the tests that start a Ray cluster share one worker (xdist_group "ray-cluster"). The suite
+# Both cores; the tests that start a Ray cluster run one at a time (xdist_group "ray-cluster", whose lock
+# tests/conftest.py holds around each). The suite
 # includes the documentation site's build with warnings as errors (tests/test_docs_build.py).
 test: $(STAMP) lint
 	$(PY) -m pytest -n 2 --dist loadgroup
