@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import multiprocessing
 import os
 import re
 import signal
@@ -93,6 +94,43 @@ def test_ctrl_c_ends_the_workers_and_exits_130_without_output(tmp_path, pause):
         time.sleep(0.2)
     assert not [pid for pid, start in workers.items() if alive(pid, start)], "worker processes outlived the run"
     assert not out.exists() or not any(out.iterdir())
+
+
+# a worker ended while it writes a result bigger than the pipe leaves half a message: the pool's manager thread
+# then waited for the rest forever, and the interpreter (it joins that thread at exit) with it
+_STOP_WHILE_A_WORKER_WRITES = """
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+from train.evaluation.core import _stop_pool
+
+def big_result(i):
+    return b"x" * 2_000_000  # about 30 pipes' worth: a worker is nearly always writing
+
+for _ in range(3):
+    pool = ProcessPoolExecutor(2, mp_context=get_context("fork"))
+    futures = [pool.submit(big_result, i) for i in range(500)]
+    manager = pool._executor_manager_thread
+    for n, fut in enumerate(as_completed(futures)):
+        if n == 5:
+            break
+    _stop_pool(pool)
+    manager.join(timeout=30)
+    if manager.is_alive():  # os._exit: a normal exit would join the thread, and hang
+        print("the pool's manager thread still waits for a result", file=sys.stderr, flush=True)
+        os._exit(1)
+print("stopped")
+"""
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="the script forks its workers")
+def test_stopping_the_pool_while_a_worker_writes_a_result_ends_the_pool():
+    """What made Ctrl-C while the workers play hang now and then (a chunk's result is about 50 kB)."""
+    # the timeout is a guard against the hang, not a timing: the script ends in about a second
+    proc = subprocess.run([sys.executable, "-c", _STOP_WHILE_A_WORKER_WRITES], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "stopped", proc.stderr[-3000:]
 
 
 @pytest.fixture

@@ -224,8 +224,17 @@ def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[Pr
 
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Cancel what is queued and end the worker processes at once (a running chunk is abandoned)."""
+    """Cancel what is queued and end the worker processes at once (a running chunk is abandoned).
+
+    A worker ended while it writes a result (a chunk's result is about 50 kB, near a pipe's 64 kB) leaves
+    half a message in the result pipe; the pool's manager thread then waits for the rest forever, and so
+    does the interpreter, which joins that thread at exit (a Ctrl-C that never ended the command). Once
+    the workers are dead the parent holds the pipe's only write end: closing it turns that wait into an
+    end of file, which the manager handles as a broken pool and ends. The attributes read here are
+    CPython's (3.9-3.13); without them the workers are still ended."""
     procs = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    results = getattr(pool, "_result_queue", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         if proc.is_alive():
@@ -235,6 +244,10 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
         if proc.is_alive():
             proc.kill()
             proc.join(timeout=10)
+    if results is not None and not any(proc.is_alive() for proc in procs):
+        results._writer.close()
+    if manager is not None:
+        manager.join(timeout=10)
 
 
 def with_field(game: str, players: Any, field: Any, flags: dict[str, Any] | None = None) -> list[Any]:
