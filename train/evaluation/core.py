@@ -231,10 +231,10 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
     does the interpreter, which joins that thread at exit (a Ctrl-C that never ended the command). Once
     the workers are dead the parent holds the pipe's only write end: closing it turns that wait into an
     end of file, which the manager handles as a broken pool and ends. The attributes read here are
-    CPython's (3.9-3.13); without them the workers are still ended."""
+    CPython's private ones (checked on 3.11); where one is missing the workers are still ended."""
     procs = list((getattr(pool, "_processes", None) or {}).values())
     manager = getattr(pool, "_executor_manager_thread", None)
-    results = getattr(pool, "_result_queue", None)
+    result_writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         if proc.is_alive():
@@ -244,8 +244,8 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
         if proc.is_alive():
             proc.kill()
             proc.join(timeout=10)
-    if results is not None and not any(proc.is_alive() for proc in procs):
-        results._writer.close()
+    if result_writer is not None and not any(proc.is_alive() for proc in procs):
+        result_writer.close()
     if manager is not None:
         manager.join(timeout=10)
 
