@@ -1,0 +1,167 @@
+"""Where does Briscola's learned agent lose to the search? Its play by role, each role handed to PIMC in turn.
+
+Alone among four PIMC players the shipped ``pretrained:briscola5`` loses about a quarter of a credit per hand.
+This probe seats variants of it alone among PIMC players on the same duplicate deals, each variant with PIMC
+(at its default budget) taking over the decisions of one role and the network keeping the rest:
+
+| variant | PIMC decides | the network decides |
+|---|---|---|
+| ``agent`` | nothing | everything (``pretrained:briscola5``) |
+| ``always_pass`` | nothing; the seat passes whenever it may, so it never calls | every card |
+| ``pimc_auction`` | the forfeit check, the auction and the call | every card |
+| ``pimc_caller`` | the caller's cards | the rest |
+| ``pimc_partner`` | the cards of the partner (holding the called card, someone else called) | the rest |
+| ``pimc_defender`` | the defenders' cards | the rest |
+
+A variant that closes most of the gap locates it. Each row gives the margin per hand (95% interval over deals)
+and the roles as the evaluation counts them: caller rate, contracts made, and how often the side won in
+the hands the seat was partner and defender; the field's row (the four PIMC players' sums) is the
+reference. Roles are read from the seat's own observation (``envs.briscola5.observation.decode``), so no
+variant sees more than the seat may. These are probes, not players: the hybrids are built here only.
+
+    python benchmarks/briscola5_roles.py --deals 200 --seed 2 --workers 2
+    python benchmarks/briscola5_roles.py --report-only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from learning import _meta, fmt  # noqa: E402
+
+GAME = "briscola5"
+PASS = 80  # the rules' action id of PASS (docs/rules/briscola5.md, action ids)
+BEFORE_TRICKS = "before_tricks"
+VARIANTS = {  # variant -> the roles PIMC takes over
+    "agent": (),
+    "always_pass": (),
+    "pimc_auction": (BEFORE_TRICKS,),
+    "pimc_caller": ("caller",),
+    "pimc_partner": ("partner",),
+    "pimc_defender": ("defender",),
+}
+FIGURES = ("caller_rate", "contract_made", "partner_won", "defender_won")
+
+
+def role(observation: dict) -> str:
+    """The seat's role at this decision, from its own observation: ``before_tricks`` (forfeit check, auction,
+    call), else ``caller``, ``partner`` (holds the called card, someone else called) or ``defender``."""
+    from envs.briscola5.observation import decode
+
+    view = decode(observation)
+    if view["phase"] != "trick_play":
+        return BEFORE_TRICKS
+    if view["caller"] == 0:
+        return "caller"
+    return "partner" if view["holds_called"] else "defender"
+
+
+class RoleProbe:
+    """``pretrained:briscola5``, with PIMC deciding in ``pimc_roles`` (and passing whenever it may with
+    ``always_pass``). The PIMC player sees every observation, so its tracker of the hand stays whole."""
+
+    def __init__(self, variant: str):
+        from agents import make_agent
+
+        self.name = variant
+        self.roles = set(VARIANTS[variant])
+        self.always_pass = variant == "always_pass"
+        self.net = make_agent(f"pretrained:{GAME}", GAME, seed=0)
+        self.pimc = make_agent("pimc", GAME, seed=0) if self.roles else None
+
+    def act(self, observation: dict) -> int:
+        if self.always_pass and observation["action_mask"][PASS]:
+            return PASS
+        if self.pimc is None:
+            return self.net.act(observation)
+        if role(observation) in self.roles:
+            return self.pimc.act(observation)
+        self.pimc.determinizer.observe(observation)
+        return self.net.act(observation)
+
+    def reset(self) -> None:
+        self.net.reset()
+        if self.pimc is not None:
+            self.pimc.reset()
+
+    def seed(self, seed: int | None) -> None:
+        self.net.seed(seed)
+        if self.pimc is not None:
+            self.pimc.seed(seed)
+
+
+def measure(variant: str, deals: int, seed: int) -> dict:
+    """The variant alone among PIMC players: its margin per hand, its figures and the field's."""
+    from train.evaluation.core import evaluate
+
+    res = evaluate(GAME, [RoleProbe(variant)], field="pimc", num_deals=deals, seed=seed, workers=1)
+    player, field = res.table[0], res.field_row
+    return {"margin": res.margin["per_hand"], "n_deals": deals,
+            "figures": {k: player["figures"][k] for k in FIGURES},
+            "field_figures": {k: field["figures"][k] for k in FIGURES}}
+
+
+def _pct(iv: dict | None) -> str:
+    return "-" if not iv or iv.get("mean") is None else f"{100 * iv['mean']:.1f}%"
+
+
+def report(results: dict, out: Path) -> None:
+    lines = ["# Briscola: where the learned agent loses to PIMC", ""]
+    meta = results.get("meta")
+    if meta:
+        lines += [f"Each variant alone among four PIMC players on the same {meta['deals']} duplicate deals. Measured by "
+                  f"`{meta['command']}` (commit {meta['commit']}, started {meta['when']}; {meta['machine']}; "
+                  f"{meta['versions']}).", ""]
+    lines += ["| variant | PIMC decides | margin per hand | caller | made | partner's side won "
+              "| defenders won |", "|---|---|---|---|---|---|---|"]
+    for variant, roles in VARIANTS.items():
+        r = results.get("variants", {}).get(variant)
+        if r is None:
+            continue
+        f = r["figures"]
+        lines.append(f"| `{variant}` | {', '.join(roles) or '-'} | {fmt(r['margin'])} | {_pct(f['caller_rate'])} | "
+                     f"{_pct(f['contract_made'])} | {_pct(f['partner_won'])} | {_pct(f['defender_won'])} |")
+    ref = next(iter(results.get("variants", {}).values()), None)
+    if ref is not None:
+        f = ref["field_figures"]
+        lines += ["", f"The PIMC players of the `{next(iter(results['variants']))}` row, for reference: caller in "
+                  f"{_pct(f['caller_rate'])} of hands, {_pct(f['contract_made'])} of contracts made, partner's side "
+                  f"won {_pct(f['partner_won'])}, defenders won {_pct(f['defender_won'])}."]
+    out.write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    p.add_argument("--deals", type=int, default=200)
+    p.add_argument("--seed", type=int, default=2)
+    p.add_argument("--workers", type=int, default=1, help="variants measured at once (one process each)")
+    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "briscola5_roles.json")
+    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "briscola5_roles.md")
+    p.add_argument("--report-only", action="store_true")
+    args = p.parse_args(argv)
+    if args.report_only:
+        report(json.loads(args.json.read_text()), args.out)
+        return
+    meta = {**_meta(argv), "deals": args.deals}
+    meta["command"] = meta["command"].replace("learning.py", "briscola5_roles.py")
+    with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
+        futures = {v: pool.submit(measure, v, args.deals, args.seed) for v in args.variants}
+        results = {"meta": meta, "variants": {v: f.result() for v, f in futures.items()}}
+    args.json.write_text(json.dumps(results, indent=1) + "\n")
+    report(results, args.out)
+    print(args.out.read_text())
+
+
+if __name__ == "__main__":
+    main()
