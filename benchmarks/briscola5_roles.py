@@ -38,8 +38,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from learning import _meta, fmt  # noqa: E402
 
+from envs.briscola5.game import PASS  # noqa: E402
+
 GAME = "briscola5"
-PASS = 80  # the rules' action id of PASS (docs/rules/briscola5.md, action ids)
 BEFORE_TRICKS = "before_tricks"
 VARIANTS = {  # variant -> the roles PIMC takes over
     "agent": (),

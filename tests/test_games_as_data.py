@@ -44,6 +44,7 @@ EXEMPT = (
     "agents/search/{game}_*.py",
     "benchmarks/vector_{game}.py",
     "benchmarks/worlds_{game}.py",
+    "benchmarks/{game}_roles.py",
 )
 #: the names a comparison must not test: the games, the plain players' aliases, the benchmark variants
 NAMES = frozenset(GAMES) | {s.plain_alias for s in GAMES.values() if s.plain_alias} | {
