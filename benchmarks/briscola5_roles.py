@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import _meta, fmt  # noqa: E402
+from learning import _meta, _pct, fmt  # noqa: E402
 
 from envs.briscola5.game import PASS  # noqa: E402
 
@@ -111,10 +111,6 @@ def measure(variant: str, deals: int, seed: int) -> dict:
             "field_figures": {k: field["figures"][k] for k in FIGURES}}
 
 
-def _pct(iv: dict | None) -> str:
-    return "-" if not iv or iv.get("mean") is None else f"{100 * iv['mean']:.1f}%"
-
-
 def report(results: dict, out: Path) -> None:
     lines = ["# Briscola: where the learned agent loses to PIMC", ""]
     meta = results.get("meta")
@@ -131,10 +127,10 @@ def report(results: dict, out: Path) -> None:
         f = r["figures"]
         lines.append(f"| `{variant}` | {', '.join(roles) or '-'} | {fmt(r['margin'])} | {_pct(f['caller_rate'])} | "
                      f"{_pct(f['contract_made'])} | {_pct(f['partner_won'])} | {_pct(f['defender_won'])} |")
-    ref = next(iter(results.get("variants", {}).values()), None)
-    if ref is not None:
-        f = ref["field_figures"]
-        lines += ["", f"The PIMC players of the `{next(iter(results['variants']))}` row, for reference: caller in "
+    first = next(iter(results.get("variants", {}).items()), None)
+    if first is not None:
+        name, f = first[0], first[1]["field_figures"]
+        lines += ["", f"The PIMC players of the `{name}` row, for reference: caller in "
                   f"{_pct(f['caller_rate'])} of hands, {_pct(f['contract_made'])} of contracts made, partner's side "
                   f"won {_pct(f['partner_won'])}, defenders won {_pct(f['defender_won'])}."]
     out.write_text("\n".join(lines) + "\n")
@@ -154,8 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.report_only:
         report(json.loads(args.json.read_text()), args.out)
         return
-    meta = {**_meta(argv), "deals": args.deals}
-    meta["command"] = meta["command"].replace("learning.py", "briscola5_roles.py")
+    meta = {**_meta(argv, "briscola5_roles.py"), "deals": args.deals}
     with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
         futures = {v: pool.submit(measure, v, args.deals, args.seed) for v in args.variants}
         results = {"meta": meta, "variants": {v: f.result() for v, f in futures.items()}}

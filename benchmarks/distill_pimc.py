@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.report_only:
         for game in args.games:
             entry = results.setdefault(game, {})[args.label or args.objective] = {
-                "meta": {**_meta(argv), "command": "python benchmarks/distill_pimc.py " + " ".join(argv)}}
+                "meta": _meta(argv, "distill_pimc.py")}
             measure(args, game, entry, save)
     report(results, args.out)
     print(f"wrote {args.out}")

@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> None:
             entry = results.setdefault(game, {"points": {}})
             if args.stage > 1:
                 entry = entry.setdefault("stages", {}).setdefault(str(args.stage), {"points": {}})
-            entry["meta"] = {**_meta(argv), "command": "python benchmarks/finetune.py " + " ".join(argv)}
+            entry["meta"] = _meta(argv, "finetune.py")
             measure(args, game, entry, save)
             save()
     report(results, args.out)

@@ -285,17 +285,19 @@ def _made(roles: dict) -> str:
 
 
 def _pct(iv: dict | None) -> str:
-    return "-" if not iv else f"{100 * iv['mean']:.1f}%"
+    """A proportion as a percentage; ``-`` where it is undefined (no interval, or nothing to divide by)."""
+    return "-" if not iv or iv.get("mean") is None else f"{100 * iv['mean']:.1f}%"
 
 
-def _meta(argv: list[str]) -> dict:
+def _meta(argv: list[str], script: str = "learning.py") -> dict:
+    """Provenance of a result: the command (``python benchmarks/<script> <argv>``), commit, time, CPU, versions."""
     import numpy
     import torch
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                 if ln.startswith("model name")), platform.processor())
-    return {"command": "python benchmarks/learning.py " + " ".join(argv), "commit": commit.strip(),
+    return {"command": f"python benchmarks/{script} " + " ".join(argv), "commit": commit.strip(),
             "when": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
             "machine": f"{cpu}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
             "versions": f"Python {platform.python_version()}, torch {torch.__version__}, numpy {numpy.__version__}"}
