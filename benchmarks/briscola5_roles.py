@@ -42,6 +42,7 @@ from envs.briscola5.game import PASS  # noqa: E402
 
 GAME = "briscola5"
 BEFORE_TRICKS = "before_tricks"
+ROLES = (BEFORE_TRICKS, "caller", "partner", "defender")  # what ``role`` returns
 VARIANTS = {  # variant -> the roles PIMC takes over
     "agent": (),
     "always_pass": (),

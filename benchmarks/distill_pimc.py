@@ -13,6 +13,7 @@ trained on them and measured again:
 | agreement | on held-out deals (the last 10%): how often the agent's greedy move is in PIMC's best set (``no_regret``), and PIMC's own estimate of what the agent's move gives up (``regret``: PIMC's best value minus its value of the agent's move, per decision with a choice) |
 | distil | into a copy of the start, or with ``--hidden`` a new network of that shape (``--activation``); ``--objective best``: maximise the agent's probability of PIMC's best set (``-log sum p(best)``); ``q``: maximise PIMC's value of the agent's move in expectation (``-sum p(a) A(a)``, ``A`` the value minus the candidates' mean, over ``--scale``). Both plus ``--beta`` x KL(start, new) on the same decisions, Adam at ``--lr`` for ``--epochs`` epochs |
 | on-policy rounds | ``--behaviour start`` (DAgger): in each deal one seat (the deal's number mod the seats) is played by the start agent's greedy move, the others by PIMC; PIMC still values every decision, the learner's too, so the data cover the states the agent itself reaches. ``--with-demos FILE...`` adds earlier collections to the training decisions (the held-out deals stay this collection's last 10%) |
+| roles | ``--roles ROLE...``: train on the decisions of these roles only (held-out agreement too), read from each decision's own observation by ``role(observation)`` of ``benchmarks/<game>_roles.py`` (Briscola: ``before_tricks``, ``caller``, ``partner``, ``defender``); for a game that has such a module |
 | teacher | ``--teacher SPEC``: the search that plays and labels, ``pimc`` (default budget) by default; any PIMC spec, e.g. ``pimc:playout=pretrained:pigugnin_distilled`` (its playouts played by a network: one step of policy improvement over that network, as in expert iteration); the collection's file name carries it |
 | panels | the distilled agent alone among copies of its start (``--growth-deals`` batched duplicate deals) and alone among PIMC players (``--pimc-deals`` AEC deals, ``--seed 1``: the shipped agents' PIMC deals) |
 
@@ -204,6 +205,24 @@ def with_earlier(data: dict[str, np.ndarray], is_held: np.ndarray, files: list[P
     return {k: np.concatenate([p[k] for p in parts]) for k in data}, np.concatenate(held)
 
 
+def role_module(game: str):
+    """``benchmarks/<game>_roles.py`` (its ``ROLES`` and ``role(observation)``), or None for a game without one."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"{game}_roles")
+    except ModuleNotFoundError as e:
+        if e.name != f"{game}_roles":  # the module is there, something it imports is not
+            raise
+        return None
+
+
+def in_roles(game: str, roles: list[str], data: dict[str, np.ndarray]) -> np.ndarray:
+    """Per decision: is its role (read from its own observation) one of ``roles``?"""
+    role = role_module(game).role
+    return np.array([role(o) in roles for o in data["obs"]], bool)
+
+
 def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     from agents.checkpoint import load_actor, read_metadata, save_actor
     from agents.registry import make_agent
@@ -227,13 +246,14 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     hands = np.unique(data["hand"])
     is_held = np.isin(data["hand"], hands[-max(1, len(hands) // 10):])
     data, is_held = with_earlier(data, is_held, args.with_demos)
-    rows, held = np.flatnonzero(~is_held), np.flatnonzero(is_held)
+    keep = in_roles(game, args.roles, data) if args.roles else np.ones(len(is_held), bool)
+    rows, held = np.flatnonzero(~is_held & keep), np.flatnonzero(is_held & keep)
     start, _ = load_actor(start_path)
     entry.update(start=shown(start_path), flags=flags, teacher=args.teacher, behaviour=args.behaviour,
                  with_demos=[shown(f) for f in args.with_demos],
                  hands=args.hands, train_decisions=int(len(rows)), held_out_decisions=int(len(held)),
                  setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")
-                        + (("hidden", "activation") if args.hidden else ())},
+                        + (("hidden", "activation") if args.hidden else ()) + (("roles",) if args.roles else ())},
                  start_agreement=agreement(start, data, held), epochs=[])
     print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
     actor = distill(start, data, rows, args, held, entry["epochs"])
@@ -299,6 +319,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="who moves for one seat per deal while PIMC labels (start: an on-policy round, DAgger)")
     p.add_argument("--with-demos", nargs="*", type=Path, default=[], help="earlier collections to train on too")
     p.add_argument("--objective", choices=OBJECTIVES, default="best")
+    p.add_argument("--roles", nargs="*", default=[],
+                   help="train on these roles' decisions only (games with benchmarks/<game>_roles.py)")
     p.add_argument("--label", default=None, help="the entry's name in the results (default: the objective)")
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--hidden", type=int, nargs="*", default=[],
@@ -318,6 +340,12 @@ def main(argv: list[str] | None = None) -> None:
                          "demos_*.npz)")
     if args.teacher.split(":", 1)[0] != "pimc":  # the labels are PIMC's candidate values (last_values)
         raise SystemExit(f"--teacher: {args.teacher!r} is not a PIMC spec; expected pimc or pimc:KEY=VALUE,...")
+    for game in args.games if args.roles else ():
+        known = getattr(role_module(game), "ROLES", ())
+        if not known:
+            raise SystemExit(f"--roles: {game} has no benchmarks/{game}_roles.py to read roles with")
+        if not set(args.roles) <= set(known):
+            raise SystemExit(f"--roles: unknown role(s) {sorted(set(args.roles) - set(known))}; {game} has {list(known)}")
     results = json.loads(args.json.read_text()) if args.json.is_file() else {}
     save = saver(args.json, args.games, results)
     if not args.report_only:

@@ -205,3 +205,31 @@ def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_meas
     assert read_metadata(runs / "picchetto" / "distilled_small_pimc.mazzo.zip")["distilled"]["teacher"] == "pimc:worlds=4"
     assert json.loads(js.read_text())["picchetto"]["small_pimc"]["teacher"] == "pimc:worlds=4"
     assert "3 hands of `pimc:worlds=4` at every seat" in out.read_text()
+
+
+def test_the_pimc_distillation_trains_on_the_named_roles_only(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import briscola5_roles
+    import distill_pimc
+
+    out, js, runs = tmp_path / "d.md", tmp_path / "d.json", tmp_path / "runs"
+    argv = ["--games", "briscola5", "--hands", "3", "--epochs", "1", "--growth-deals", "4", "--pimc-deals", "0",
+            "--runs", str(runs), "--json", str(js), "--out", str(out)]
+    distill_pimc.main([*argv, "--roles", "defender", "partner", "--label", "defence"])
+    entry = json.loads(js.read_text())["briscola5"]["defence"]
+    with np.load(runs / "briscola5" / "demos_3_777.npz") as z:
+        obs, hands = z["obs"], z["hand"]
+    roles = np.array([briscola5_roles.role(o) for o in obs])
+    wanted = np.isin(roles, ["defender", "partner"])
+    assert 0 < wanted.sum() < len(roles)  # the auction and the caller's decisions are left out
+    assert entry["train_decisions"] == (wanted & (hands != 2)).sum()
+    assert entry["held_out_decisions"] == (wanted & (hands == 2)).sum()
+    assert entry["setup"]["roles"] == ["defender", "partner"]
+    distill_pimc.main([*argv, "--label", "all"])  # the same collection, every decision
+    everything = json.loads(js.read_text())["briscola5"]["all"]
+    assert everything["train_decisions"] + everything["held_out_decisions"] == len(roles)
+    with pytest.raises(SystemExit, match=r"unknown role\(s\) \['dealer'\]; briscola5 has"):
+        distill_pimc.main([*argv, "--roles", "dealer"])
+    with pytest.raises(SystemExit, match="pigugnin has no benchmarks/pigugnin_roles.py"):
+        distill_pimc.main([*argv[2:], "--games", "pigugnin", "--roles", "defender"])
