@@ -13,7 +13,7 @@ trained on them and measured again:
 | agreement | on held-out deals (the last 10%): how often the agent's greedy move is in PIMC's best set (``no_regret``), and PIMC's own estimate of what the agent's move gives up (``regret``: PIMC's best value minus its value of the agent's move, per decision with a choice) |
 | distil | into a copy of the start, or with ``--hidden`` a new network of that shape (``--activation``); ``--objective best``: maximise the agent's probability of PIMC's best set (``-log sum p(best)``); ``q``: maximise PIMC's value of the agent's move in expectation (``-sum p(a) A(a)``, ``A`` the value minus the candidates' mean, over ``--scale``). Both plus ``--beta`` x KL(start, new) on the same decisions, Adam at ``--lr`` for ``--epochs`` epochs |
 | on-policy rounds | ``--behaviour start`` (DAgger): in each deal one seat (the deal's number mod the seats) is played by the start agent's greedy move, the others by PIMC; PIMC still values every decision, the learner's too, so the data cover the states the agent itself reaches. ``--with-demos FILE...`` adds earlier collections to the training decisions (the held-out deals stay this collection's last 10%) |
-| roles | ``--roles ROLE...``: train on the decisions of these roles only (held-out agreement too), read from each decision's own observation by ``role(observation)`` of ``benchmarks/<game>_roles.py`` (Briscola: ``before_tricks``, ``caller``, ``partner``, ``defender``); for a game that has such a module |
+| roles | ``--roles ROLE...``: train on the decisions of these roles only (held-out agreement too), read from each decision's own observation by ``role(observation)`` of ``benchmarks/<game>_roles.py`` (Briscola: ``before_tricks``, ``caller``, ``partner``, ``defender``); for a game that has such a module. ``--anchor W``: the other roles' training decisions stay in, with only W x KL(start, new), so that the roles not taught keep the start's play (through the shared layers they drift otherwise); the entry's ``anchored`` says how often their greedy move is still the start's on held-out deals |
 | teacher | ``--teacher SPEC``: the search that plays and labels, ``pimc`` (default budget) by default; any PIMC spec, e.g. ``pimc:playout=pretrained:pigugnin_distilled`` (its playouts played by a network: one step of policy improvement over that network, as in expert iteration); the collection's file name carries it |
 | panels | the distilled agent alone among copies of its start (``--growth-deals`` batched duplicate deals) and alone among PIMC players (``--pimc-deals`` AEC deals, ``--seed 1``: the shipped agents' PIMC deals) |
 
@@ -151,9 +151,10 @@ def agreement(actor, data: dict[str, np.ndarray], rows: np.ndarray) -> dict[str,
 
 
 def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse.Namespace, held: np.ndarray,
-            log: list) -> object:
+            log: list, taught: np.ndarray | None = None) -> object:
     """A copy of ``start`` trained on ``rows`` (see the module docstring); ``log`` gets the held-out agreement per
-    epoch."""
+    epoch. ``taught`` (per decision of ``data``): the rows the teacher's objective applies to; the others among
+    ``rows`` only hold the network to the start, with weight ``args.anchor`` (``--anchor``)."""
     import torch
 
     from agents.checkpoint import HUGE_NEG, build_actor
@@ -169,7 +170,9 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     adv = torch.as_tensor(np.nan_to_num((v - np.nanmean(v, 1, keepdims=True)) / args.scale), dtype=torch.float32)
     opt = torch.optim.Adam(actor.parameters(), lr=args.lr)
     gen = torch.Generator().manual_seed(args.seed)
+    teach = torch.as_tensor(np.ones(len(v), bool) if taught is None else taught)
     order = torch.as_tensor(rows)
+    own_rows = rows[teach.numpy()[rows]]  # the taught ones, for the training agreement
     for epoch in range(args.epochs):
         for b in order[torch.randperm(len(order), generator=gen)].split(256):
             m = mask[b]
@@ -177,19 +180,39 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
             with torch.no_grad():
                 logp0 = torch.log_softmax(start(obs[b]).masked_fill(~m, HUGE_NEG), -1)
             if args.objective == "best":
-                loss = -torch.logsumexp(logp.masked_fill(~best[b], HUGE_NEG), -1).mean()
+                loss = -torch.logsumexp(logp.masked_fill(~best[b], HUGE_NEG), -1)
             else:
-                loss = -(logp.exp() * adv[b]).sum(-1).mean()
-            kl = (logp0.exp() * (logp0 - logp)).masked_fill(~m, 0.0).sum(-1).mean()
+                loss = -(logp.exp() * adv[b]).sum(-1)
+            kl = (logp0.exp() * (logp0 - logp)).masked_fill(~m, 0.0).sum(-1)
+            t = teach[b]
+            if t.all():
+                total = loss.mean() + args.beta * kl.mean()
+            else:  # anchored rows: only the pull back to the start
+                w = t.float()
+                total = (w * (loss + args.beta * kl)).mean() + args.anchor * ((1 - w) * kl).mean()
             opt.zero_grad()
-            (loss + args.beta * kl).backward()
+            total.backward()
             torch.nn.utils.clip_grad_norm_(actor.parameters(), 1.0)
             opt.step()
         log.append({"epoch": epoch + 1, "held_out": agreement(actor, data, held),
-                    "train": agreement(actor, data, rows[:len(held)])})
+                    "train": agreement(actor, data, own_rows[:len(held)])})
         print(f"epoch {epoch + 1}: held-out no-regret {log[-1]['held_out']['no_regret']:.3f}, regret "
               f"{log[-1]['held_out']['regret']:.3f}; train no-regret {log[-1]['train']['no_regret']:.3f}", flush=True)
     return actor.requires_grad_(False)
+
+
+def same_moves(a, b, data: dict[str, np.ndarray], rows: np.ndarray) -> float | None:
+    """The share of ``rows`` where actors ``a`` and ``b`` make the same greedy move (None for no rows)."""
+    import torch
+
+    from agents.checkpoint import HUGE_NEG
+
+    if not len(rows):
+        return None
+    with torch.no_grad():
+        obs, mask = torch.as_tensor(data["obs"][rows]), ~torch.as_tensor(data["mask"][rows])
+        moves = [actor(obs).masked_fill(mask, HUGE_NEG).argmax(-1) for actor in (a, b)]
+    return float((moves[0] == moves[1]).float().mean())
 
 
 def with_earlier(data: dict[str, np.ndarray], is_held: np.ndarray, files: list[Path]
@@ -248,15 +271,20 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     data, is_held = with_earlier(data, is_held, args.with_demos)
     keep = in_roles(game, args.roles, data) if args.roles else np.ones(len(is_held), bool)
     rows, held = np.flatnonzero(~is_held & keep), np.flatnonzero(is_held & keep)
+    anchored = np.flatnonzero(~is_held & ~keep) if args.anchor else np.array([], int)
     start, _ = load_actor(start_path)
     entry.update(start=shown(start_path), flags=flags, teacher=args.teacher, behaviour=args.behaviour,
                  with_demos=[shown(f) for f in args.with_demos],
                  hands=args.hands, train_decisions=int(len(rows)), held_out_decisions=int(len(held)),
                  setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")
-                        + (("hidden", "activation") if args.hidden else ()) + (("roles",) if args.roles else ())},
+                        + (("hidden", "activation") if args.hidden else ()) + (("roles",) if args.roles else ())
+                        + (("anchor",) if args.anchor else ())},
                  start_agreement=agreement(start, data, held), epochs=[])
     print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
-    actor = distill(start, data, rows, args, held, entry["epochs"])
+    actor = distill(start, data, np.sort(np.concatenate([rows, anchored])), args, held, entry["epochs"], keep)
+    if args.anchor:  # how far the roles not taught moved: their held-out greedy moves, the start's or not
+        entry["anchored"] = {"train_decisions": int(len(anchored)),
+                             "same_as_start": same_moves(start, actor, data, np.flatnonzero(is_held & ~keep))}
     own = held[data["by_learner"][held]]  # held-out decisions the start agent made itself (on-policy rounds)
     if own.size:
         entry["own_decisions"] = {"start": agreement(start, data, own), "distilled": agreement(actor, data, own)}
@@ -299,6 +327,11 @@ def report(results: dict, out: Path) -> None:
             lines += [f"On the {own['start']['decisions']:,} held-out decisions the start agent made itself: "
                       f"no-regret {own['start']['no_regret']:.3f} (start), {own['distilled']['no_regret']:.3f} "
                       f"(distilled); regret {own['start']['regret']:.3f}, {own['distilled']['regret']:.3f}.", ""]
+        if "anchored" in e:
+            same = e["anchored"]["same_as_start"]
+            lines += [f"The other roles' {e['anchored']['train_decisions']:,} training decisions held it to the start "
+                      f"(`--anchor`): on held-out deals their greedy move is the start's in "
+                      f"{'-' if same is None else f'{same:.1%}'} of them.", ""]
         lines += ["| distilled agent | margin per hand | deals |", "|---|---|---|",
                   f"| alone among its start | {fmt(e.get('growth'))} | {e.get('growth', {}).get('n_deals', '-')} |",
                   f"| alone among PIMC | {fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} |", ""]
@@ -321,6 +354,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--objective", choices=OBJECTIVES, default="best")
     p.add_argument("--roles", nargs="*", default=[],
                    help="train on these roles' decisions only (games with benchmarks/<game>_roles.py)")
+    p.add_argument("--anchor", type=float, default=0.0,
+                   help="with --roles: keep the other roles' decisions, holding them to the start by this x KL")
     p.add_argument("--label", default=None, help="the entry's name in the results (default: the objective)")
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--hidden", type=int, nargs="*", default=[],
@@ -340,6 +375,10 @@ def main(argv: list[str] | None = None) -> None:
                          "demos_*.npz)")
     if args.teacher.split(":", 1)[0] != "pimc":  # the labels are PIMC's candidate values (last_values)
         raise SystemExit(f"--teacher: {args.teacher!r} is not a PIMC spec; expected pimc or pimc:KEY=VALUE,...")
+    if args.anchor and not args.roles:
+        raise SystemExit("--anchor holds the roles not taught to the start: it needs --roles ROLE...")
+    if args.anchor < 0:
+        raise SystemExit(f"--anchor: {args.anchor} is negative; expected a weight >= 0 (0: the other roles left out)")
     for game in args.games if args.roles else ():
         known = getattr(role_module(game), "ROLES", ())
         if not known:
