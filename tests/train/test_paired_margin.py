@@ -1,0 +1,44 @@
+"""benchmarks/paired_margin.py: two players' margins on the same duplicate deals, differenced deal by deal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from train.evaluate import main as evaluate
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import paired_margin  # noqa: E402
+
+
+def _run(tmp_path: Path, player: str, seed: int = 5, field: str = "heuristic") -> Path:
+    out = tmp_path / f"{player}_{seed}_{field}"
+    assert evaluate(["--game", "pigugnin", "--players", player, "--field", field, "--deals", "6", "--seed", str(seed),
+                     "--out", str(out), "--no-plot", "--no-progress"]) == 0
+    return out / "eval.json"
+
+
+def test_the_paired_margin_is_the_difference_of_the_two_margins_on_the_same_deals(tmp_path, capsys):
+    a, b = _run(tmp_path, "random"), _run(tmp_path, "heuristic-v1")
+    margin = {p: json.loads(p.read_text())["margin"]["per_hand"]["mean"] for p in (a, b)}
+    iv = paired_margin.main([str(a), str(b)])
+    assert iv.n == 6 and iv.low <= iv.mean <= iv.high
+    assert iv.mean == pytest.approx(margin[a] - margin[b], abs=1e-9)  # each over its own hands (whole games)
+    assert f"random minus heuristic-v1: {iv.mean:+.3f}" in capsys.readouterr().out
+    same = paired_margin.main([str(a), str(a)])
+    assert same.mean == 0 and same.low == same.high == 0  # a run against itself: no difference on any deal
+
+
+def test_runs_on_other_deals_or_against_another_field_are_refused(tmp_path):
+    a = _run(tmp_path, "random")
+    with pytest.raises(SystemExit, match=r"not play the same deals against the same field \(seed: 5 vs 6\)"):
+        paired_margin.main([str(a), str(_run(tmp_path, "random", seed=6))])
+    with pytest.raises(SystemExit, match=r"\(field: \['heuristic', 'heuristic', 'heuristic'\] vs \['random'"):
+        paired_margin.main([str(a), str(_run(tmp_path, "heuristic", field="random"))])
+    with pytest.raises(SystemExit, match="no such file"):
+        paired_margin.main([str(a), str(tmp_path / "missing.json")])
