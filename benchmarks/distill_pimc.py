@@ -133,15 +133,20 @@ def best_set(values: np.ndarray) -> np.ndarray:
     return v >= v.max(1, keepdims=True) - TIE
 
 
-def agreement(actor, data: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, float]:
-    """How the actor's greedy moves compare with PIMC's on ``rows`` (see the module docstring)."""
+def greedy(actor, data: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
+    """The actor's most likely legal move on each of ``rows``."""
     import torch
 
     from agents.checkpoint import HUGE_NEG
 
     with torch.no_grad():
         logits = actor(torch.as_tensor(data["obs"][rows])).masked_fill(~torch.as_tensor(data["mask"][rows]), HUGE_NEG)
-    move = logits.argmax(-1).numpy()
+    return logits.argmax(-1).numpy()
+
+
+def agreement(actor, data: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, float]:
+    """How the actor's greedy moves compare with PIMC's on ``rows`` (see the module docstring)."""
+    move = greedy(actor, data, rows)
     v = data["values"][rows]
     mine = v[np.arange(len(rows)), move]
     regret = np.nanmax(v, 1) - mine
@@ -170,9 +175,9 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     adv = torch.as_tensor(np.nan_to_num((v - np.nanmean(v, 1, keepdims=True)) / args.scale), dtype=torch.float32)
     opt = torch.optim.Adam(actor.parameters(), lr=args.lr)
     gen = torch.Generator().manual_seed(args.seed)
-    teach = torch.as_tensor(np.ones(len(v), bool) if taught is None else taught)
-    order = torch.as_tensor(rows)
-    own_rows = rows[teach.numpy()[rows]]  # the taught ones, for the training agreement
+    taught = np.ones(len(v), bool) if taught is None else taught
+    teach, order = torch.as_tensor(taught), torch.as_tensor(rows)
+    own_rows = rows[taught[rows]]  # the taught ones, for the training agreement
     for epoch in range(args.epochs):
         for b in order[torch.randperm(len(order), generator=gen)].split(256):
             m = mask[b]
@@ -185,7 +190,7 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
                 loss = -(logp.exp() * adv[b]).sum(-1)
             kl = (logp0.exp() * (logp0 - logp)).masked_fill(~m, 0.0).sum(-1)
             t = teach[b]
-            if t.all():
+            if t.all():  # the loss as before --anchor, so that earlier entries reproduce bit for bit
                 total = loss.mean() + args.beta * kl.mean()
             else:  # anchored rows: only the pull back to the start
                 w = t.float()
@@ -203,16 +208,7 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
 
 def same_moves(a, b, data: dict[str, np.ndarray], rows: np.ndarray) -> float | None:
     """The share of ``rows`` where actors ``a`` and ``b`` make the same greedy move (None for no rows)."""
-    import torch
-
-    from agents.checkpoint import HUGE_NEG
-
-    if not len(rows):
-        return None
-    with torch.no_grad():
-        obs, mask = torch.as_tensor(data["obs"][rows]), ~torch.as_tensor(data["mask"][rows])
-        moves = [actor(obs).masked_fill(mask, HUGE_NEG).argmax(-1) for actor in (a, b)]
-    return float((moves[0] == moves[1]).float().mean())
+    return float((greedy(a, data, rows) == greedy(b, data, rows)).mean()) if len(rows) else None
 
 
 def with_earlier(data: dict[str, np.ndarray], is_held: np.ndarray, files: list[Path]
@@ -271,7 +267,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     data, is_held = with_earlier(data, is_held, args.with_demos)
     keep = in_roles(game, args.roles, data) if args.roles else np.ones(len(is_held), bool)
     rows, held = np.flatnonzero(~is_held & keep), np.flatnonzero(is_held & keep)
-    anchored = np.flatnonzero(~is_held & ~keep) if args.anchor else np.array([], int)
+    trained = np.flatnonzero(~is_held) if args.anchor else rows  # with --anchor, the other roles' decisions too
     start, _ = load_actor(start_path)
     entry.update(start=shown(start_path), flags=flags, teacher=args.teacher, behaviour=args.behaviour,
                  with_demos=[shown(f) for f in args.with_demos],
@@ -281,9 +277,9 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
                         + (("anchor",) if args.anchor else ())},
                  start_agreement=agreement(start, data, held), epochs=[])
     print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
-    actor = distill(start, data, np.sort(np.concatenate([rows, anchored])), args, held, entry["epochs"], keep)
+    actor = distill(start, data, trained, args, held, entry["epochs"], keep)
     if args.anchor:  # how far the roles not taught moved: their held-out greedy moves, the start's or not
-        entry["anchored"] = {"train_decisions": int(len(anchored)),
+        entry["anchored"] = {"train_decisions": int(len(trained) - len(rows)),
                              "same_as_start": same_moves(start, actor, data, np.flatnonzero(is_held & ~keep))}
     own = held[data["by_learner"][held]]  # held-out decisions the start agent made itself (on-policy rounds)
     if own.size:

@@ -50,12 +50,10 @@ def per_deal(run: dict) -> tuple[np.ndarray, np.ndarray]:
 def paired(a: dict, b: dict) -> Interval:
     """A's margin minus B's per hand over their common deals (see the module docstring); SystemExit if the two
     runs did not play the same deals against the same field."""
-    ca, cb = a["config"], b["config"]
-    differ = [k for k in SAME if ca.get(k) != cb.get(k)]
-    if ca["players"][1:] != cb["players"][1:]:
-        differ.append("field")
+    ta, tb = ({**{k: r["config"].get(k) for k in SAME}, "field": r["config"]["players"][1:]} for r in (a, b))
+    differ = [k for k in ta if ta[k] != tb[k]]
     if differ:
-        shown = "; ".join(f"{k}: {ca.get(k, ca['players'][1:])!r} vs {cb.get(k, cb['players'][1:])!r}" for k in differ)
+        shown = "; ".join(f"{k}: {ta[k]!r} vs {tb[k]!r}" for k in differ)
         raise SystemExit(f"the runs did not play the same deals against the same field ({shown})")
     na, ha = per_deal(a)
     nb, hb = per_deal(b)
