@@ -14,6 +14,7 @@ trained on them and measured again:
 | distil | into a copy of the start, or with ``--hidden`` a new network of that shape (``--activation``); ``--objective best``: maximise the agent's probability of PIMC's best set (``-log sum p(best)``); ``q``: maximise PIMC's value of the agent's move in expectation (``-sum p(a) A(a)``, ``A`` the value minus the candidates' mean, over ``--scale``). Both plus ``--beta`` x KL(start, new) on the same decisions, Adam at ``--lr`` for ``--epochs`` epochs |
 | on-policy rounds | ``--behaviour start`` (DAgger): in each deal one seat (the deal's number mod the seats) is played by the start agent's greedy move, the others by PIMC; PIMC still values every decision, the learner's too, so the data cover the states the agent itself reaches. ``--with-demos FILE...`` adds earlier collections to the training decisions (the held-out deals stay this collection's last 10%) |
 | roles | ``--roles ROLE...``: train on the decisions of these roles only (held-out agreement too), read from each decision's own observation by ``role(observation)`` of ``benchmarks/<game>_roles.py`` (Briscola: ``before_tricks``, ``caller``, ``partner``, ``defender``); for a game that has such a module. ``--anchor W``: the other roles' training decisions stay in, with only W x KL(start, new), so that the roles not taught keep the start's play (through the shared layers they drift otherwise); the entry's ``anchored`` says how often their greedy move is still the start's on held-out deals |
+| anchor tables | ``--anchor-hands N`` (with ``--anchor``): the start agent also plays one seat of N deals among ``--anchor-field`` players (the heuristic by default), and its own decisions there (every role; the last 10% of the deals held out) join the anchored ones. PIMC's tables show only the roles the agent plays against PIMC (Briscola's agent calls in one hand in five there, in nine in ten against the heuristic), so the anchor also covers the tables it will meet elsewhere |
 | teacher | ``--teacher SPEC``: the search that plays and labels, ``pimc`` (default budget) by default; any PIMC spec, e.g. ``pimc:playout=pretrained:pigugnin_distilled`` (its playouts played by a network: one step of policy improvement over that network, as in expert iteration); the collection's file name carries it |
 | panels | the distilled agent alone among copies of its start (``--growth-deals`` batched duplicate deals) and alone among PIMC players (``--pimc-deals`` AEC deals, ``--seed 1``: the shipped agents' PIMC deals) |
 
@@ -29,6 +30,7 @@ import hashlib
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -121,6 +123,51 @@ def collect_block(game: str, flags: dict, player_seed: int, deal_seeds: np.ndarr
             "hand": np.asarray(hand_of), "by_learner": np.asarray(by_learner, bool)}
 
 
+def collect_own(game: str, flags: dict, hands: int, seed: int, out: Path, behaviour: str, field: str
+                ) -> dict[str, np.ndarray]:
+    """The ``behaviour`` agent at one seat of ``hands`` deals (the deal's number mod the seats) and ``field`` at the
+    others: the agent's own decisions with a choice, unlabelled (``values`` all NaN), for ``--anchor-field``. Saved
+    to ``out`` (reused if there)."""
+    if out.is_file():
+        return load_demos(out)
+    from agents.registry import make_agent
+    from envs.registry import make_raw_env
+
+    env = make_raw_env(game, **flags)
+    seats = len(env.possible_agents)
+    players = [make_agent(field, game, seed=seed + 7919 * s, flags=flags) for s in range(seats)]
+    learner = make_agent(behaviour, game, flags=flags)
+    deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
+    obs, masks, hand_of = [], [], []
+    for hand in range(hands):
+        for p in players + [learner]:
+            p.reset()
+        env.reset(seed=int(deal_seeds[hand]))
+        while not env.episode_over:
+            o = env.observe(env.agent_selection)
+            seat = env.agent_name_mapping[env.agent_selection]
+            if seat != hand % seats:
+                env.step(players[seat].act(o))
+                continue
+            if o["action_mask"].sum() > 1:
+                obs.append(o["observation"])
+                masks.append(o["action_mask"].astype(bool))
+                hand_of.append(hand)
+            env.step(learner.act(o))
+    num_actions = env.action_space(env.possible_agents[0]).n
+    data = {"obs": np.asarray(obs, np.float32), "mask": np.asarray(masks),
+            "values": np.full((len(obs), num_actions), np.nan, np.float32), "hand": np.asarray(hand_of),
+            "by_learner": np.ones(len(obs), bool)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, **data)
+    return data
+
+
+def digest(path: Path) -> str:
+    """A collection's name for the agent that played in it: the start of its checkpoint's SHA-256."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+
+
 def other_flags(game: str, flags: dict) -> dict:
     """The game flags in which ``flags`` differ from the shipped agent's (five players in Pigugnìn): a collection's
     file name and an entry's heading carry them, so no other table's decisions are ever reused or read as these."""
@@ -172,7 +219,9 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     obs, mask = torch.as_tensor(data["obs"]), torch.as_tensor(data["mask"])
     best = torch.as_tensor(best_set(data["values"]))
     v = data["values"]
-    adv = torch.as_tensor(np.nan_to_num((v - np.nanmean(v, 1, keepdims=True)) / args.scale), dtype=torch.float32)
+    with warnings.catch_warnings():  # unlabelled rows (--anchor-field) are all NaN: advantage 0, never taught
+        warnings.simplefilter("ignore", RuntimeWarning)
+        adv = torch.as_tensor(np.nan_to_num((v - np.nanmean(v, 1, keepdims=True)) / args.scale), dtype=torch.float32)
     opt = torch.optim.Adam(actor.parameters(), lr=args.lr)
     gen = torch.Generator().manual_seed(args.seed)
     taught = np.ones(len(v), bool) if taught is None else taught
@@ -258,7 +307,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     behaviour = None
     if args.behaviour == "start":  # the file names the agent that played: a digest of its checkpoint
         behaviour = f"ppo:{start_path}"
-        name += "_by-" + hashlib.sha256(start_path.read_bytes()).hexdigest()[:8]
+        name += "_by-" + digest(start_path)
     make_agent(args.teacher, game, flags=flags)  # a bad keyword fails here, not in the collection's workers
     data = collect(game, flags, args.hands, args.demo_seed, folder / f"{name}.npz", args.demo_workers, behaviour,
                    args.teacher)
@@ -266,6 +315,18 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     is_held = np.isin(data["hand"], hands[-max(1, len(hands) // 10):])
     data, is_held = with_earlier(data, is_held, args.with_demos)
     keep = in_roles(game, args.roles, data) if args.roles else np.ones(len(is_held), bool)
+    at_field = np.zeros(len(is_held), bool)  # the start's own decisions at the --anchor-field tables
+    if args.anchor_hands:
+        own = collect_own(game, flags, args.anchor_hands, args.demo_seed, folder / (
+            f"own_{args.anchor_hands}_{args.demo_seed}_" + "".join(c if c.isalnum() else "-" for c in args.anchor_field)
+            + f"_by-{digest(start_path)}.npz"),
+            f"ppo:{start_path}", args.anchor_field)
+        own_hands = np.unique(own["hand"])
+        held_own = np.isin(own["hand"], own_hands[-max(1, len(own_hands) // 10):])
+        data = {k: np.concatenate([data[k], own[k]]) for k in data}
+        is_held = np.concatenate([is_held, held_own])
+        keep = np.concatenate([keep, np.zeros(len(held_own), bool)])  # never taught: they carry no labels
+        at_field = np.concatenate([at_field, np.ones(len(held_own), bool)])
     rows, held = np.flatnonzero(~is_held & keep), np.flatnonzero(is_held & keep)
     trained = np.flatnonzero(~is_held) if args.anchor else rows  # with --anchor, the other roles' decisions too
     start, _ = load_actor(start_path)
@@ -274,13 +335,17 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
                  hands=args.hands, train_decisions=int(len(rows)), held_out_decisions=int(len(held)),
                  setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")
                         + (("hidden", "activation") if args.hidden else ()) + (("roles",) if args.roles else ())
-                        + (("anchor",) if args.anchor else ())},
+                        + (("anchor",) if args.anchor else ())
+                        + (("anchor_field", "anchor_hands") if args.anchor_hands else ())},
                  start_agreement=agreement(start, data, held), epochs=[])
     print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
     actor = distill(start, data, trained, args, held, entry["epochs"], keep)
     if args.anchor:  # how far the roles not taught moved: their held-out greedy moves, the start's or not
         entry["anchored"] = {"train_decisions": int(len(trained) - len(rows)),
-                             "same_as_start": same_moves(start, actor, data, np.flatnonzero(is_held & ~keep))}
+                             "same_as_start": same_moves(start, actor, data, np.flatnonzero(is_held & ~keep & ~at_field))}
+        if args.anchor_hands:  # and at the field's tables, where the start plays every role
+            entry["anchored"].update(at_field=int((~is_held & at_field).sum()), same_as_start_at_field=same_moves(
+                start, actor, data, np.flatnonzero(is_held & at_field)))
     own = held[data["by_learner"][held]]  # held-out decisions the start agent made itself (on-policy rounds)
     if own.size:
         entry["own_decisions"] = {"start": agreement(start, data, own), "distilled": agreement(actor, data, own)}
@@ -328,6 +393,10 @@ def report(results: dict, out: Path) -> None:
             lines += [f"The other roles' {e['anchored']['train_decisions']:,} training decisions held it to the start "
                       f"(`--anchor`): on held-out deals their greedy move is the start's in "
                       f"{'-' if same is None else f'{same:.1%}'} of them.", ""]
+            if "at_field" in e["anchored"]:
+                lines[-1:-1] = [f"{e['anchored']['at_field']:,} of them are the start's own, at tables of "
+                                f"`{e['setup']['anchor_field']}` (`--anchor-hands`); on held-out deals there its greedy "
+                                f"move is still the start's in {e['anchored']['same_as_start_at_field']:.1%} of them."]
         lines += ["| distilled agent | margin per hand | deals |", "|---|---|---|",
                   f"| alone among its start | {fmt(e.get('growth'))} | {e.get('growth', {}).get('n_deals', '-')} |",
                   f"| alone among PIMC | {fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} |", ""]
@@ -352,6 +421,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="train on these roles' decisions only (games with benchmarks/<game>_roles.py)")
     p.add_argument("--anchor", type=float, default=0.0,
                    help="with --roles: keep the other roles' decisions, holding them to the start by this x KL")
+    p.add_argument("--anchor-field", default="heuristic",
+                   help="with --anchor-hands: the players at the other seats of the start's anchor tables")
+    p.add_argument("--anchor-hands", type=int, default=0,
+                   help="with --anchor: also hold the start's own decisions in this many hands among --anchor-field")
     p.add_argument("--label", default=None, help="the entry's name in the results (default: the objective)")
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--hidden", type=int, nargs="*", default=[],
@@ -373,6 +446,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"--teacher: {args.teacher!r} is not a PIMC spec; expected pimc or pimc:KEY=VALUE,...")
     if args.anchor and not args.roles:
         raise SystemExit("--anchor holds the roles not taught to the start: it needs --roles ROLE...")
+    if args.anchor_hands and not args.anchor:
+        raise SystemExit("--anchor-hands adds decisions held to the start only: it needs --anchor W")
     if args.anchor < 0:
         raise SystemExit(f"--anchor: {args.anchor} is negative; expected a weight >= 0 (0: the other roles left out)")
     for game in args.games if args.roles else ():

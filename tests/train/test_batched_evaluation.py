@@ -236,6 +236,22 @@ def test_the_pimc_distillation_trains_on_the_named_roles_only(tmp_path, monkeypa
     assert 0 <= anchored["anchored"]["same_as_start"] <= 1 and "'anchor': 2.0" in out.read_text()
     with pytest.raises(SystemExit, match="--anchor holds the roles not taught to the start: it needs --roles"):
         distill_pimc.main([*argv, "--anchor", "1"])
+    # --anchor-hands: the start's own decisions at heuristic tables join the anchored ones, untaught
+    distill_pimc.main([*argv, "--roles", "defender", "partner", "--anchor", "2", "--anchor-hands", "5",
+                       "--label", "field"])
+    field = json.loads(js.read_text())["briscola5"]["field"]
+    (own,) = (runs / "briscola5").glob("own_5_777_heuristic_by-*.npz")
+    with np.load(own) as z:
+        own_hands, own_values = z["hand"], z["values"]
+    assert np.isnan(own_values).all() and set(own_hands) <= set(range(5))
+    assert len(own_hands) < 20 * 5  # one seat's decisions per deal, not the table's (about 40)
+    assert field["train_decisions"] == entry["train_decisions"]  # still only PIMC's labelled roles are taught
+    assert field["anchored"]["at_field"] == (own_hands != 4).sum() > 0  # the last deal held out
+    assert field["anchored"]["train_decisions"] == anchored["anchored"]["train_decisions"] + field["anchored"]["at_field"]
+    assert 0 <= field["anchored"]["same_as_start_at_field"] <= 1
+    assert field["setup"]["anchor_field"] == "heuristic" and "at tables of `heuristic`" in out.read_text()
+    with pytest.raises(SystemExit, match="--anchor-hands adds decisions held to the start only: it needs --anchor"):
+        distill_pimc.main([*argv, "--roles", "defender", "--anchor-hands", "5"])
     with pytest.raises(SystemExit, match=r"unknown role\(s\) \['dealer'\]; briscola5 has"):
         distill_pimc.main([*argv, "--roles", "dealer"])
     with pytest.raises(SystemExit, match="pigugnin has no benchmarks/pigugnin_roles.py"):
