@@ -390,13 +390,17 @@ def report(results: dict, out: Path) -> None:
                       f"(distilled); regret {own['start']['regret']:.3f}, {own['distilled']['regret']:.3f}.", ""]
         if "anchored" in e:
             same = e["anchored"]["same_as_start"]
-            lines += [f"The other roles' {e['anchored']['train_decisions']:,} training decisions held it to the start "
-                      f"(`--anchor`): on held-out deals their greedy move is the start's in "
-                      f"{'-' if same is None else f'{same:.1%}'} of them.", ""]
-            if "at_field" in e["anchored"]:
-                lines[-1:-1] = [f"{e['anchored']['at_field']:,} of them are the start's own, at tables of "
-                                f"`{e['setup']['anchor_field']}` (`--anchor-hands`); on held-out deals there its greedy "
-                                f"move is still the start's in {e['anchored']['same_as_start_at_field']:.1%} of them."]
+            a = e["anchored"]
+            if "at_field" in a:  # --anchor-hands: two kinds of anchored decisions
+                lines += [f"{a['train_decisions']:,} training decisions held it to the start (`--anchor`): "
+                          f"{a['train_decisions'] - a['at_field']:,} of the other roles at PIMC's tables, whose held-out "
+                          f"greedy move is still the start's in {'-' if same is None else f'{same:.1%}'} of them, and "
+                          f"{a['at_field']:,} of the start's own, every role, at tables of `{e['setup']['anchor_field']}` "
+                          f"(`--anchor-hands`), {a['same_as_start_at_field']:.1%} there.", ""]
+            else:
+                lines += [f"The other roles' {a['train_decisions']:,} training decisions held it to the start "
+                          f"(`--anchor`): on held-out deals their greedy move is the start's in "
+                          f"{'-' if same is None else f'{same:.1%}'} of them.", ""]
         lines += ["| distilled agent | margin per hand | deals |", "|---|---|---|",
                   f"| alone among its start | {fmt(e.get('growth'))} | {e.get('growth', {}).get('n_deals', '-')} |",
                   f"| alone among PIMC | {fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} |", ""]

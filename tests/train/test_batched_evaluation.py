@@ -249,7 +249,7 @@ def test_the_pimc_distillation_trains_on_the_named_roles_only(tmp_path, monkeypa
     assert field["anchored"]["at_field"] == (own_hands != 4).sum() > 0  # the last deal held out
     assert field["anchored"]["train_decisions"] == anchored["anchored"]["train_decisions"] + field["anchored"]["at_field"]
     assert 0 <= field["anchored"]["same_as_start_at_field"] <= 1
-    assert field["setup"]["anchor_field"] == "heuristic" and "at tables of `heuristic`" in out.read_text()
+    assert field["setup"]["anchor_field"] == "heuristic" and "every role, at tables of `heuristic` (`--anchor-hands`)" in out.read_text()
     with pytest.raises(SystemExit, match="--anchor-hands adds decisions held to the start only: it needs --anchor"):
         distill_pimc.main([*argv, "--roles", "defender", "--anchor-hands", "5"])
     with pytest.raises(SystemExit, match=r"unknown role\(s\) \['dealer'\]; briscola5 has"):
