@@ -163,6 +163,17 @@ def collect_own(game: str, flags: dict, hands: int, seed: int, out: Path, behavi
     return data
 
 
+def last_tenth(hand: np.ndarray) -> np.ndarray:
+    """Per decision: is its deal among the last 10% of the deals (at least one)? Those are held out."""
+    deals = np.unique(hand)
+    return np.isin(hand, deals[-max(1, len(deals) // 10):])
+
+
+def slug(spec: str) -> str:
+    """An agent spec as part of a file name."""
+    return "".join(c if c.isalnum() else "-" for c in spec)
+
+
 def digest(path: Path) -> str:
     """A collection's name for the agent that played in it: the start of its checkpoint's SHA-256."""
     return hashlib.sha256(path.read_bytes()).hexdigest()[:8]
@@ -303,7 +314,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     if other:  # another table (five players): its own collection, never the shipped flags' file
         name += "_f-" + "-".join(f"{k}{v}" for k, v in sorted(other.items()))
     if args.teacher != "pimc":  # another search labels: a collection of its own
-        name += "_t-" + "".join(c if c.isalnum() else "-" for c in args.teacher)
+        name += "_t-" + slug(args.teacher)
     behaviour = None
     if args.behaviour == "start":  # the file names the agent that played: a digest of its checkpoint
         behaviour = f"ppo:{start_path}"
@@ -311,22 +322,17 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     make_agent(args.teacher, game, flags=flags)  # a bad keyword fails here, not in the collection's workers
     data = collect(game, flags, args.hands, args.demo_seed, folder / f"{name}.npz", args.demo_workers, behaviour,
                    args.teacher)
-    hands = np.unique(data["hand"])
-    is_held = np.isin(data["hand"], hands[-max(1, len(hands) // 10):])
-    data, is_held = with_earlier(data, is_held, args.with_demos)
+    data, is_held = with_earlier(data, last_tenth(data["hand"]), args.with_demos)
     keep = in_roles(game, args.roles, data) if args.roles else np.ones(len(is_held), bool)
     at_field = np.zeros(len(is_held), bool)  # the start's own decisions at the --anchor-field tables
     if args.anchor_hands:
         own = collect_own(game, flags, args.anchor_hands, args.demo_seed, folder / (
-            f"own_{args.anchor_hands}_{args.demo_seed}_" + "".join(c if c.isalnum() else "-" for c in args.anchor_field)
-            + f"_by-{digest(start_path)}.npz"),
+            f"own_{args.anchor_hands}_{args.demo_seed}_{slug(args.anchor_field)}_by-{digest(start_path)}.npz"),
             f"ppo:{start_path}", args.anchor_field)
-        own_hands = np.unique(own["hand"])
-        held_own = np.isin(own["hand"], own_hands[-max(1, len(own_hands) // 10):])
         data = {k: np.concatenate([data[k], own[k]]) for k in data}
-        is_held = np.concatenate([is_held, held_own])
-        keep = np.concatenate([keep, np.zeros(len(held_own), bool)])  # never taught: they carry no labels
-        at_field = np.concatenate([at_field, np.ones(len(held_own), bool)])
+        is_held = np.concatenate([is_held, last_tenth(own["hand"])])
+        at_field = np.concatenate([at_field, np.ones(len(own["hand"]), bool)])
+        keep = np.concatenate([keep, np.zeros(len(own["hand"]), bool)])  # never taught: they carry no labels
     rows, held = np.flatnonzero(~is_held & keep), np.flatnonzero(is_held & keep)
     trained = np.flatnonzero(~is_held) if args.anchor else rows  # with --anchor, the other roles' decisions too
     start, _ = load_actor(start_path)
@@ -389,18 +395,17 @@ def report(results: dict, out: Path) -> None:
                       f"no-regret {own['start']['no_regret']:.3f} (start), {own['distilled']['no_regret']:.3f} "
                       f"(distilled); regret {own['start']['regret']:.3f}, {own['distilled']['regret']:.3f}.", ""]
         if "anchored" in e:
-            same = e["anchored"]["same_as_start"]
             a = e["anchored"]
+            same = "-" if a["same_as_start"] is None else f"{a['same_as_start']:.1%}"
             if "at_field" in a:  # --anchor-hands: two kinds of anchored decisions
                 lines += [f"{a['train_decisions']:,} training decisions held it to the start (`--anchor`): "
                           f"{a['train_decisions'] - a['at_field']:,} of the other roles at PIMC's tables, whose held-out "
-                          f"greedy move is still the start's in {'-' if same is None else f'{same:.1%}'} of them, and "
-                          f"{a['at_field']:,} of the start's own, every role, at tables of `{e['setup']['anchor_field']}` "
-                          f"(`--anchor-hands`), {a['same_as_start_at_field']:.1%} there.", ""]
+                          f"greedy move is still the start's in {same} of them, and {a['at_field']:,} of the start's "
+                          f"own, every role, at tables of `{e['setup']['anchor_field']}` (`--anchor-hands`), "
+                          f"{a['same_as_start_at_field']:.1%} there.", ""]
             else:
                 lines += [f"The other roles' {a['train_decisions']:,} training decisions held it to the start "
-                          f"(`--anchor`): on held-out deals their greedy move is the start's in "
-                          f"{'-' if same is None else f'{same:.1%}'} of them.", ""]
+                          f"(`--anchor`): on held-out deals their greedy move is the start's in {same} of them.", ""]
         lines += ["| distilled agent | margin per hand | deals |", "|---|---|---|",
                   f"| alone among its start | {fmt(e.get('growth'))} | {e.get('growth', {}).get('n_deals', '-')} |",
                   f"| alone among PIMC | {fmt(pimc.get('margin'))} | {pimc.get('n_deals', '-')} |", ""]
@@ -450,6 +455,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"--teacher: {args.teacher!r} is not a PIMC spec; expected pimc or pimc:KEY=VALUE,...")
     if args.anchor and not args.roles:
         raise SystemExit("--anchor holds the roles not taught to the start: it needs --roles ROLE...")
+    if args.anchor_hands < 0:
+        raise SystemExit(f"--anchor-hands: {args.anchor_hands} is negative; expected a number of hands >= 0")
     if args.anchor_hands and not args.anchor:
         raise SystemExit("--anchor-hands adds decisions held to the start only: it needs --anchor W")
     if args.anchor < 0:

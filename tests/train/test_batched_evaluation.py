@@ -252,6 +252,8 @@ def test_the_pimc_distillation_trains_on_the_named_roles_only(tmp_path, monkeypa
     assert field["setup"]["anchor_field"] == "heuristic" and "every role, at tables of `heuristic` (`--anchor-hands`)" in out.read_text()
     with pytest.raises(SystemExit, match="--anchor-hands adds decisions held to the start only: it needs --anchor"):
         distill_pimc.main([*argv, "--roles", "defender", "--anchor-hands", "5"])
+    with pytest.raises(SystemExit, match="--anchor-hands: -5 is negative"):
+        distill_pimc.main([*argv, "--roles", "defender", "--anchor", "1", "--anchor-hands", "-5"])
     with pytest.raises(SystemExit, match=r"unknown role\(s\) \['dealer'\]; briscola5 has"):
         distill_pimc.main([*argv, "--roles", "dealer"])
     with pytest.raises(SystemExit, match="pigugnin has no benchmarks/pigugnin_roles.py"):
