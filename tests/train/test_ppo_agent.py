@@ -317,9 +317,10 @@ def test_pretrained_checkpoints_load_by_name(name):
 @pytest.mark.parametrize("name, players, provenance, made_from", [
     # PIMC distilled into 3 x 512, then PPO: benchmarks/finetune_wide.md's stage 2
     ("pigugnin_distilled", 4, ("init_from", "spec"), "finetune_wide"),
-    # five players: PIMC distilled into 3 x 512 and one on-policy round (benchmarks/distill_pimc.md), then 9M PPO
-    # steps (benchmarks/finetune_wide5.md) from that file, which had shipped under this name: its sha256
-    ("pigugnin_distilled_5p", 5, ("init_from", "sha256"), "7f94c1aae956b4879ca68cb5844079fdb14ae3810f27c9239bb4d8f4c2657cf0"),
+    # five players: PIMC distilled into 3 x 512, one on-policy round (benchmarks/distill_pimc.md), 9M PPO steps
+    # (benchmarks/finetune_wide5.md), then 4M against its exploiter (benchmarks/finetune_hardened5.md) from the
+    # file that had shipped under this name: its sha256
+    ("pigugnin_distilled_5p", 5, ("init_from", "sha256"), "7dd677c44185749bf3593af4cc38ba43b4db14af0394d8194ef6cf86aa05c270"),
     # expert iteration from pigugnin_distilled: PIMC with its playouts was the teacher (benchmarks/distill_pimc.md)
     ("pigugnin_expert", 4, ("distilled", "teacher"), "pimc:playout=pretrained:pigugnin_distilled"),
 ])
