@@ -25,7 +25,7 @@ pytest.importorskip("sphinx", reason="the docs extra (pip install -e '.[docs]') 
 pytest.importorskip("myst_nb")
 pytest.importorskip("furo")
 
-# A whole Sphinx build (about a CPU minute), once per worker that runs the module; the group's lock
+# A whole Sphinx build (about half a CPU minute), once per run: the workers share it (`site`); the group's lock
 # (tests/conftest.py) keeps two builds from writing the API pages into docs/api/generated at once.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docs-build")]
 
@@ -39,12 +39,25 @@ def _build(source: Path, out: Path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture(scope="module")
+def _site_folder(tmp_path_factory) -> Path:
+    """Where this run's site is built: under pytest-xdist, one folder that both workers share (their base
+    folders are siblings in this run's own temporary folder), so the second worker reuses the first one's
+    build; a plain run builds into its own folder."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return tmp_path_factory.getbasetemp().parent / "docs-site"
+    return tmp_path_factory.mktemp("site")
+
+
+@pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    done = _build(DOCS, out)
-    assert done.returncode == 0, f"the site does not build cleanly:\n{done.stdout}\n{done.stderr}"
-    assert "WARNING" not in done.stderr and "ERROR" not in done.stderr, done.stderr
+    # The group's lock is held through this setup, so a worker that finds no finished build builds it alone.
+    out = _site_folder(tmp_path_factory)
+    finished = out / "built-cleanly"
+    if not finished.exists():
+        done = _build(DOCS, out)
+        assert done.returncode == 0, f"the site does not build cleanly:\n{done.stdout}\n{done.stderr}"
+        assert "WARNING" not in done.stderr and "ERROR" not in done.stderr, done.stderr
+        finished.touch()
     return out / "html"
 
 

@@ -446,10 +446,13 @@ def test_pimc_values_the_dominant_move_highest(game, flags, cards):
 # -- strength (slow) -------------------------------------------------------------------------------------
 
 
+# Deals per game: enough that a PIMC as strong as the published one passes with room (at seed 11 the lower
+# bounds are +0.82 credits with 60 Briscola deals, +2.43 and +1.92 points with 100 Picchetto ones, where the
+# search-players page measures +1.27 and +5.41 per hand), and few enough to keep `make test` short.
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "flags", "deals", "opponent"),
-                         [("briscola5", {}, 150, "heuristic"), ("picchetto", {"episode": "hand"}, 150, "heuristic"),
-                          ("picchetto", {"episode": "hand"}, 150, "pretrained:picchetto_v1")],
+                         [("briscola5", {}, 60, "heuristic"), ("picchetto", {"episode": "hand"}, 100, "heuristic"),
+                          ("picchetto", {"episode": "hand"}, 100, "pretrained:picchetto_v1")],
                          ids=["briscola5", "picchetto", "picchetto-pretrained"])
 def test_pimc_beats_the_baselines_on_duplicate_deals(game, flags, deals, opponent):
     from train.evaluate import head_to_head
