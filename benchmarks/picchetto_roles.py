@@ -1,0 +1,168 @@
+"""Where does Picchetto's learned agent lose to the search? Its play by phase, each phase handed to PIMC in turn.
+
+Alone against PIMC the shipped ``pretrained:picchetto`` loses about 1.5 points per hand (``docs/results/learning.md``,
+point 5). This probe seats variants of it against PIMC on the same duplicate deals, each variant with PIMC (at its
+default budget) taking over the decisions of one phase and the network keeping the rest:
+
+| variant | PIMC decides | the network decides |
+|---|---|---|
+| ``agent`` | nothing | everything (``pretrained:picchetto``) |
+| ``pimc_exchange`` | the exchange (which cards to discard, when to stop) | the trick play |
+| ``pimc_early_tricks`` | the trick play while the seat holds more than ``ENDGAME_CARDS`` cards | the exchange, the last tricks |
+| ``pimc_last_tricks`` | the trick play once the seat holds ``ENDGAME_CARDS`` cards or fewer | the rest |
+
+Each row gives the margin per hand (95% interval over deals) and the same margin paired deal by deal with the
+``agent`` row (``benchmarks/paired_margin.py``'s interval): what handing that phase to the search is worth. A
+variant that closes most of the gap locates it. Phases are read from the seat's own observation
+(``envs.picchetto.observation.decode``), so no variant sees more than the seat may; the PIMC player sees every
+observation, so its tracker of the hand stays whole. These are probes, not players: the hybrids are built here only.
+
+The phases are also this game's roles for ``benchmarks/distill_pimc.py --roles`` (``ROLES``, ``role``), as
+``benchmarks/briscola5_roles.py``'s are Briscola's: ``--roles early_tricks last_tricks`` teaches the trick play only.
+
+    python benchmarks/picchetto_roles.py --deals 600 --seed 2 --workers 2
+    python benchmarks/picchetto_roles.py --report-only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from learning import _meta, fmt  # noqa: E402
+from paired_margin import paired  # noqa: E402
+
+GAME = "picchetto"
+FLAGS = {"episode": "hand"}
+ENDGAME_CARDS = 4  # PIMC solves the last 3 tricks exactly (its ``endgame`` default); one more trick of lookahead
+EXCHANGE, EARLY_TRICKS, LAST_TRICKS = "exchange", "early_tricks", "last_tricks"
+ROLES = (EXCHANGE, EARLY_TRICKS, LAST_TRICKS)  # what ``phase`` returns
+VARIANTS = {  # variant -> the phases PIMC takes over
+    "agent": (),
+    "pimc_exchange": (EXCHANGE,),
+    "pimc_early_tricks": (EARLY_TRICKS,),
+    "pimc_last_tricks": (LAST_TRICKS,),
+}
+
+
+def phase(observation: dict) -> str:
+    """The seat's phase at this decision, from its own observation (``exchange``, ``early_tricks``,
+    ``last_tricks``)."""
+    from envs.picchetto.observation import decode
+
+    view = decode(observation)
+    if view["phase"] not in ("trick_lead", "trick_follow"):
+        return EXCHANGE
+    return LAST_TRICKS if len(view["hand"]) <= ENDGAME_CARDS else EARLY_TRICKS
+
+
+role = phase  # the name ``benchmarks/distill_pimc.py --roles`` reads
+
+
+class PhaseProbe:
+    """``pretrained:picchetto``, with PIMC deciding in ``pimc_phases``."""
+
+    def __init__(self, variant: str):
+        from agents import make_agent
+
+        self.name = variant
+        self.phases = set(VARIANTS[variant])
+        self.net = make_agent(f"pretrained:{GAME}", GAME, seed=0)
+        self.pimc = make_agent("pimc", GAME, seed=0) if self.phases else None
+
+    def act(self, observation: dict) -> int:
+        if self.pimc is None:
+            return self.net.act(observation)
+        if phase(observation) in self.phases:
+            return self.pimc.act(observation)
+        self.pimc.determinizer.observe(observation)
+        return self.net.act(observation)
+
+    def reset(self) -> None:
+        self.net.reset()
+        if self.pimc is not None:
+            self.pimc.reset()
+
+    def seed(self, seed: int | None) -> None:
+        self.net.seed(seed)
+        if self.pimc is not None:
+            self.pimc.seed(seed)
+
+
+def measure(variant: str, deals: int, seed: int, runs: Path) -> dict:
+    """The variant alone against PIMC: its margin per hand; its ``eval.json`` (per deal) goes to ``runs/variant``."""
+    from train.evaluation.core import evaluate
+
+    res = evaluate(GAME, [PhaseProbe(variant)], field="pimc", num_deals=deals, seed=seed, flags=FLAGS, workers=1)
+    path = res.to_json(runs / variant / "eval.json").resolve()
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path  # the results file names no local prefix
+    return {"margin": res.margin["per_hand"], "n_deals": deals, "eval_json": str(shown)}
+
+
+def with_pairs(results: dict) -> dict:
+    """Adds each variant's margin paired with the ``agent`` row's, deal by deal, where both eval.json files exist."""
+    variants = results.get("variants", {})
+    base = variants.get("agent")
+    if base is None or not (ROOT / base["eval_json"]).is_file():
+        return results
+    a = json.loads((ROOT / base["eval_json"]).read_text())
+    for name, r in variants.items():
+        if name != "agent" and (ROOT / r["eval_json"]).is_file():
+            iv = paired(json.loads((ROOT / r["eval_json"]).read_text()), a)
+            r["paired_with_agent"] = {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n}
+    return results
+
+
+def report(results: dict, out: Path) -> None:
+    lines = ["# Picchetto: where the learned agent loses to PIMC", ""]
+    meta = results.get("meta")
+    if meta:
+        lines += [f"Each variant alone against PIMC on the same {meta['deals']} duplicate deals (one hand each). "
+                  f"Measured by `{meta['command']}` (commit {meta['commit']}, started {meta['when']}; "
+                  f"{meta['machine']}; {meta['versions']}).", ""]
+    lines += ["| variant | PIMC decides | margin per hand | paired with `agent` |", "|---|---|---|---|"]
+    for variant, phases in VARIANTS.items():
+        r = results.get("variants", {}).get(variant)
+        if r is None:
+            continue
+        pair = r.get("paired_with_agent")
+        lines.append(f"| `{variant}` | {', '.join(phases).replace('_', ' ') or '-'} | {fmt(r['margin'])} | "
+                     f"{fmt(pair) if pair else '-'} |")
+    lines += ["", f"Last tricks: the seat holds {ENDGAME_CARDS} cards or fewer (PIMC solves its last 3 tricks exactly)."]
+    out.write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    p.add_argument("--deals", type=int, default=600)
+    p.add_argument("--seed", type=int, default=2)
+    p.add_argument("--workers", type=int, default=1, help="variants measured at once (one process each)")
+    p.add_argument("--runs", type=Path, default=ROOT / "runs" / "picchetto_roles", help="each variant's eval.json")
+    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "picchetto_roles.json")
+    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "picchetto_roles.md")
+    p.add_argument("--report-only", action="store_true")
+    args = p.parse_args(argv)
+    if args.report_only:
+        report(json.loads(args.json.read_text()), args.out)
+        return
+    meta = {**_meta(argv, "picchetto_roles.py"), "deals": args.deals}
+    with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
+        futures = {v: pool.submit(measure, v, args.deals, args.seed, args.runs) for v in args.variants}
+        results = {"meta": meta, "variants": {v: f.result() for v, f in futures.items()}}
+    args.json.write_text(json.dumps(with_pairs(results), indent=1) + "\n")
+    report(results, args.out)
+    print(args.out.read_text())
+
+
+if __name__ == "__main__":
+    main()
