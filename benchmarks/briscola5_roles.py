@@ -25,11 +25,8 @@ variant sees more than the seat may. These are probes, not players: the hybrids 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from learning import _meta, _pct, fmt  # noqa: E402
+from role_probe import HybridProbe, measure_variants, probe_arguments  # noqa: E402
 
 from envs.briscola5.game import PASS  # noqa: E402
 
@@ -67,38 +65,19 @@ def role(observation: dict) -> str:
     return "partner" if view["holds_called"] else "defender"
 
 
-class RoleProbe:
-    """``pretrained:briscola5``, with PIMC deciding in ``pimc_roles`` (and passing whenever it may with
-    ``always_pass``). The PIMC player sees every observation, so its tracker of the hand stays whole."""
+class RoleProbe(HybridProbe):
+    """``pretrained:briscola5``, with PIMC deciding in the variant's roles (and passing whenever it may with
+    ``always_pass``)."""
 
     def __init__(self, variant: str):
-        from agents import make_agent
-
-        self.name = variant
-        self.roles = set(VARIANTS[variant])
+        roles = set(VARIANTS[variant])
+        super().__init__(GAME, variant, (lambda observation: role(observation) in roles) if roles else None)
         self.always_pass = variant == "always_pass"
-        self.net = make_agent(f"pretrained:{GAME}", GAME, seed=0)
-        self.pimc = make_agent("pimc", GAME, seed=0) if self.roles else None
 
     def act(self, observation: dict) -> int:
         if self.always_pass and observation["action_mask"][PASS]:
             return PASS
-        if self.pimc is None:
-            return self.net.act(observation)
-        if role(observation) in self.roles:
-            return self.pimc.act(observation)
-        self.pimc.determinizer.observe(observation)
-        return self.net.act(observation)
-
-    def reset(self) -> None:
-        self.net.reset()
-        if self.pimc is not None:
-            self.pimc.reset()
-
-    def seed(self, seed: int | None) -> None:
-        self.net.seed(seed)
-        if self.pimc is not None:
-            self.pimc.seed(seed)
+        return super().act(observation)
 
 
 def measure(variant: str, deals: int, seed: int) -> dict:
@@ -139,22 +118,13 @@ def report(results: dict, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
-    p.add_argument("--deals", type=int, default=200)
-    p.add_argument("--seed", type=int, default=2)
-    p.add_argument("--workers", type=int, default=1, help="variants measured at once (one process each)")
-    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "briscola5_roles.json")
-    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "briscola5_roles.md")
-    p.add_argument("--report-only", action="store_true")
+    p = probe_arguments(__doc__.split("\n")[0], list(VARIANTS), "briscola5_roles", ROOT, deals=200)
     args = p.parse_args(argv)
     if args.report_only:
         report(json.loads(args.json.read_text()), args.out)
         return
     meta = {**_meta(argv, "briscola5_roles.py"), "deals": args.deals}
-    with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
-        futures = {v: pool.submit(measure, v, args.deals, args.seed) for v in args.variants}
-        results = {"meta": meta, "variants": {v: f.result() for v, f in futures.items()}}
+    results = {"meta": meta, "variants": measure_variants(measure, args.variants, args.workers, args.deals, args.seed)}
     args.json.write_text(json.dumps(results, indent=1) + "\n")
     report(results, args.out)
     print(args.out.read_text())

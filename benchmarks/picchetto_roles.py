@@ -26,11 +26,8 @@ The phases are also this game's roles for ``benchmarks/distill_pimc.py --roles``
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +36,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from learning import _meta, fmt  # noqa: E402
 from paired_margin import paired  # noqa: E402
+from role_probe import HybridProbe, measure_variants, probe_arguments  # noqa: E402
 
 GAME = "picchetto"
 FLAGS = {"episode": "hand"}
@@ -67,34 +65,12 @@ def phase(observation: dict) -> str:
 role = phase  # the name ``benchmarks/distill_pimc.py --roles`` reads
 
 
-class PhaseProbe:
-    """``pretrained:picchetto``, with PIMC deciding in ``pimc_phases``."""
+class PhaseProbe(HybridProbe):
+    """``pretrained:picchetto``, with PIMC deciding in the variant's phases."""
 
     def __init__(self, variant: str):
-        from agents import make_agent
-
-        self.name = variant
-        self.phases = set(VARIANTS[variant])
-        self.net = make_agent(f"pretrained:{GAME}", GAME, seed=0)
-        self.pimc = make_agent("pimc", GAME, seed=0) if self.phases else None
-
-    def act(self, observation: dict) -> int:
-        if self.pimc is None:
-            return self.net.act(observation)
-        if phase(observation) in self.phases:
-            return self.pimc.act(observation)
-        self.pimc.determinizer.observe(observation)
-        return self.net.act(observation)
-
-    def reset(self) -> None:
-        self.net.reset()
-        if self.pimc is not None:
-            self.pimc.reset()
-
-    def seed(self, seed: int | None) -> None:
-        self.net.seed(seed)
-        if self.pimc is not None:
-            self.pimc.seed(seed)
+        phases = set(VARIANTS[variant])
+        super().__init__(GAME, variant, (lambda observation: phase(observation) in phases) if phases else None)
 
 
 def measure(variant: str, deals: int, seed: int, runs: Path) -> dict:
@@ -142,23 +118,15 @@ def report(results: dict, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
-    p.add_argument("--deals", type=int, default=600)
-    p.add_argument("--seed", type=int, default=2)
-    p.add_argument("--workers", type=int, default=1, help="variants measured at once (one process each)")
+    p = probe_arguments(__doc__.split("\n")[0], list(VARIANTS), "picchetto_roles", ROOT, deals=600)
     p.add_argument("--runs", type=Path, default=ROOT / "runs" / "picchetto_roles", help="each variant's eval.json")
-    p.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "picchetto_roles.json")
-    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "picchetto_roles.md")
-    p.add_argument("--report-only", action="store_true")
     args = p.parse_args(argv)
     if args.report_only:
         report(json.loads(args.json.read_text()), args.out)
         return
     meta = {**_meta(argv, "picchetto_roles.py"), "deals": args.deals}
-    with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
-        futures = {v: pool.submit(measure, v, args.deals, args.seed, args.runs) for v in args.variants}
-        results = {"meta": meta, "variants": {v: f.result() for v, f in futures.items()}}
+    results = {"meta": meta, "variants": measure_variants(measure, args.variants, args.workers, args.deals, args.seed,
+                                                          args.runs)}
     args.json.write_text(json.dumps(with_pairs(results), indent=1) + "\n")
     report(results, args.out)
     print(args.out.read_text())
