@@ -70,8 +70,7 @@ class RoleProbe(HybridProbe):
     ``always_pass``)."""
 
     def __init__(self, variant: str):
-        roles = set(VARIANTS[variant])
-        super().__init__(GAME, variant, (lambda observation: role(observation) in roles) if roles else None)
+        super().__init__(GAME, variant, role, VARIANTS[variant])
         self.always_pass = variant == "always_pass"
 
     def act(self, observation: dict) -> int:

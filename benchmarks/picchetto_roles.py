@@ -42,7 +42,7 @@ GAME = "picchetto"
 FLAGS = {"episode": "hand"}
 ENDGAME_CARDS = 4  # PIMC solves the last 3 tricks exactly (its ``endgame`` default); one more trick of lookahead
 EXCHANGE, EARLY_TRICKS, LAST_TRICKS = "exchange", "early_tricks", "last_tricks"
-ROLES = (EXCHANGE, EARLY_TRICKS, LAST_TRICKS)  # what ``phase`` returns
+ROLES = (EXCHANGE, EARLY_TRICKS, LAST_TRICKS)  # what ``role`` returns
 VARIANTS = {  # variant -> the phases PIMC takes over
     "agent": (),
     "pimc_exchange": (EXCHANGE,),
@@ -51,7 +51,7 @@ VARIANTS = {  # variant -> the phases PIMC takes over
 }
 
 
-def phase(observation: dict) -> str:
+def role(observation: dict) -> str:
     """The seat's phase at this decision, from its own observation (``exchange``, ``early_tricks``,
     ``last_tricks``)."""
     from envs.picchetto.observation import decode
@@ -62,22 +62,16 @@ def phase(observation: dict) -> str:
     return LAST_TRICKS if len(view["hand"]) <= ENDGAME_CARDS else EARLY_TRICKS
 
 
-role = phase  # the name ``benchmarks/distill_pimc.py --roles`` reads
-
-
-class PhaseProbe(HybridProbe):
+def player(variant: str) -> HybridProbe:
     """``pretrained:picchetto``, with PIMC deciding in the variant's phases."""
-
-    def __init__(self, variant: str):
-        phases = set(VARIANTS[variant])
-        super().__init__(GAME, variant, (lambda observation: phase(observation) in phases) if phases else None)
+    return HybridProbe(GAME, variant, role, VARIANTS[variant])
 
 
 def measure(variant: str, deals: int, seed: int, runs: Path) -> dict:
     """The variant alone against PIMC: its margin per hand; its ``eval.json`` (per deal) goes to ``runs/variant``."""
     from train.evaluation.core import evaluate
 
-    res = evaluate(GAME, [PhaseProbe(variant)], field="pimc", num_deals=deals, seed=seed, flags=FLAGS, workers=1)
+    res = evaluate(GAME, [player(variant)], field="pimc", num_deals=deals, seed=seed, flags=FLAGS, workers=1)
     path = res.to_json(runs / variant / "eval.json").resolve()
     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path  # the results file names no local prefix
     return {"margin": res.margin["per_hand"], "n_deals": deals, "eval_json": str(shown)}

@@ -1,16 +1,16 @@
 """What the role probes share (``benchmarks/<game>_roles.py``): a learned agent with PIMC taking over some of its
 decisions, and the command line that measures each variant of it against PIMC.
 
-A probe's variants differ in which decisions PIMC takes: ``HybridProbe(game, name, takes_over)`` plays
-``pretrained:GAME`` and hands PIMC (at its default budget) every decision where ``takes_over(observation)`` is
-true, reading only the seat's own observation. PIMC sees every observation, so its tracker of the hand stays
+A probe's variants differ in which roles PIMC takes: ``HybridProbe(game, name, role, pimc_roles)`` plays
+``pretrained:GAME`` and hands PIMC (at its default budget) every decision whose ``role(observation)`` is in
+``pimc_roles``, reading only the seat's own observation. PIMC sees every observation, so its tracker of the hand stays
 whole. These are probes, not players: the hybrids are built in the benchmarks only.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -18,21 +18,22 @@ from typing import Any
 
 
 class HybridProbe:
-    """``pretrained:GAME``, with PIMC deciding wherever ``takes_over(observation)`` is true (None: never, and no
-    PIMC player is built)."""
+    """``pretrained:GAME``, with PIMC deciding wherever ``role(observation)`` is one of ``pimc_roles`` (none: no PIMC
+    player is built)."""
 
-    def __init__(self, game: str, name: str, takes_over: Callable[[dict], bool] | None):
+    def __init__(self, game: str, name: str, role: Callable[[dict], str], pimc_roles: Iterable[str]):
         from agents import make_agent
 
         self.name = name
-        self.takes_over = takes_over
+        self.role = role
+        self.pimc_roles = frozenset(pimc_roles)
         self.net = make_agent(f"pretrained:{game}", game, seed=0)
-        self.pimc = make_agent("pimc", game, seed=0) if takes_over is not None else None
+        self.pimc = make_agent("pimc", game, seed=0) if self.pimc_roles else None
 
     def act(self, observation: dict) -> int:
         if self.pimc is None:
             return self.net.act(observation)
-        if self.takes_over(observation):
+        if self.role(observation) in self.pimc_roles:
             return self.pimc.act(observation)
         self.pimc.determinizer.observe(observation)
         return self.net.act(observation)

@@ -50,7 +50,7 @@ def test_the_probe_reads_every_phase_from_the_seats_own_observation(probe):
     seen = []
 
     def check(state, seat, obs):
-        phase = probe.phase(obs)
+        phase = probe.role(obs)
         assert phase == true_phase(state, seat, probe.ENDGAME_CARDS)
         seen.append(phase)
 
@@ -63,7 +63,7 @@ def test_the_probe_reads_every_phase_from_the_seats_own_observation(probe):
 
 
 def test_pimc_decides_exactly_the_decisions_of_the_phase_it_takes_over(probe):
-    player = probe.PhaseProbe("pimc_last_tricks")
+    player = probe.player("pimc_last_tricks")
     player.seed(0)
     endgame_decisions = 0
 
@@ -84,4 +84,4 @@ def test_the_distillation_reads_the_same_phases_as_roles(probe, monkeypatch):
 
     roles = distill_pimc.role_module("picchetto")
     assert roles.ROLES == ("exchange", "early_tricks", "last_tricks")
-    assert roles.role is probe.phase
+    assert roles is probe
