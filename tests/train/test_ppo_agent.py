@@ -215,7 +215,7 @@ def test_missing_foreign_or_malformed_files_fail_clearly(tmp_path, ckpts):
     with pytest.raises(CheckpointError, match="mazzo.json is not JSON"):
         TrainedAgent(bad_json, "briscola5")
     with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, briscola5_v1, "
-                                                "picchetto, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_distilled_5p, "
+                                                "picchetto, picchetto_distilled, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_distilled_5p, "
                                                 "pigugnin_expert, "
                                                 "pigugnin_v1, pigugnin_v1_5p"):
         make_agent("pretrained:scopa", "briscola5")
@@ -345,6 +345,36 @@ def test_the_wide_pigugnin_checkpoints_play_only_their_player_count(name, player
     if name == "pigugnin_expert":  # and by name: no five-player file to fall back on
         with pytest.raises(ConfigError, match="same num_players"):
             make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 5})
+
+
+def test_the_distilled_picchetto_checkpoint_is_the_shipped_network_taught_the_trick_play():
+    """``pretrained:picchetto_distilled``: the shipped 2 x 128 network after on-policy rounds of PIMC's values on the
+    trick play only (``benchmarks/distill_pimc.md``, ``dagger_tricks`` to ``dagger_tricks4``); it plays a hand and
+    departs from the shipped agent somewhere in a few deals, or it would be the same player under a new name."""
+    path = PRETRAINED_DIR / "picchetto_distilled.mazzo.zip"
+    if not path.exists():
+        pytest.fail("agents/pretrained/picchetto_distilled.mazzo.zip is missing")
+    agent = make_agent("pretrained:picchetto_distilled", "picchetto", flags={"episode": "hand"})
+    assert Path(agent.path).name == path.name and path.stat().st_size < 1_000_000
+    assert agent.meta["network"]["pi"] == [128, 128] and agent.meta["flags"] == {"episode": "hand"}
+    distilled = agent.meta["distilled"]
+    assert distilled["teacher"] == "pimc" and distilled["roles"] == ["early_tricks", "last_tricks"]
+    shipped = make_agent("pretrained:picchetto", "picchetto", flags={"episode": "hand"})
+    env = make_raw_env("picchetto", episode="hand")
+    differ = 0
+    for deal in range(4):
+        env.reset(seed=deal)
+        for seat in env.agent_iter():
+            obs, _, done, trunc, _ = env.last()
+            if done or trunc:
+                env.step(None)
+                continue
+            move = agent.act(obs)
+            differ += move != shipped.act(obs)
+            env.step(move)
+    assert differ > 0
+    r = head_to_head("picchetto", "pretrained:picchetto_distilled", "random", num_deals=3, flags={"episode": "hand"})
+    assert r["n_deals"] == 3
 
 
 def test_pretrained_picks_the_checkpoint_trained_for_the_player_count():
