@@ -364,7 +364,7 @@ def test_the_distilled_picchetto_checkpoint_is_the_shipped_network_taught_the_tr
     differ = 0
     for deal in range(4):
         env.reset(seed=deal)
-        for seat in env.agent_iter():
+        for _seat in env.agent_iter():
             obs, _, done, trunc, _ = env.last()
             if done or trunc:
                 env.step(None)
