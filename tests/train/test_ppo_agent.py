@@ -349,7 +349,7 @@ def test_the_wide_pigugnin_checkpoints_play_only_their_player_count(name, player
 
 def test_the_distilled_picchetto_checkpoint_is_the_shipped_network_taught_the_trick_play():
     """``pretrained:picchetto_distilled``: the shipped 2 x 128 network after on-policy rounds of PIMC's values on the
-    trick play only (``benchmarks/distill_pimc.md``, ``dagger_tricks`` to ``dagger_tricks6``); it plays a hand and
+    trick play only (``benchmarks/distill_pimc.md``, ``dagger_tricks`` to ``dagger_tricks7``); it plays a hand and
     departs from the shipped agent somewhere in a few deals, or it would be the same player under a new name."""
     path = PRETRAINED_DIR / "picchetto_distilled.mazzo.zip"
     if not path.exists():
