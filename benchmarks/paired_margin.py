@@ -5,12 +5,17 @@ share the game, flags, seed, deals, seating and field, so that deal ``i`` is the
 removes the luck of the deal that the two runs share, so the interval is narrower than comparing their margins
 side by side (the paired figures of ``docs/results/learning.md``).
 
+More than one pair (``A1 B1 A2 B2 ...``) pools panels played on other seeds: the same two players against the same
+field in the same game, each pair on its own deals, one figure over all their deals. Two pairs on the same seed
+are refused (they would count the same deals twice).
+
 | output | meaning |
 |---|---|
 | paired | A's margin minus B's, per hand: ``sum_i a_i / sum_i h_i - sum_i b_i / sum_i g_i`` (``a_i``, ``b_i``: each run's margin numerator on deal ``i``; ``h_i``, ``g_i``: its hands, which differ where an episode is a whole game) |
 | interval | 95%, Student-t over deals with the delta method for the two ratios, paired by deal, as the evaluation's own margins |
 
     python benchmarks/paired_margin.py runs/eval/A/eval.json runs/eval/B/eval.json
+    python benchmarks/paired_margin.py A_seed3/eval.json B_seed3/eval.json A_seed4/eval.json B_seed4/eval.json
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from train.evaluation.stats import Interval, t_quantile  # noqa: E402
 
 SAME = ("game", "flags", "seed", "num_deals", "duplicate", "seating")  # what makes deal i the same cards
+POOLED = ("game", "flags", "duplicate", "seating")  # what pooled panels share; each has its own seed and deals
 
 
 def load_run(path: Path) -> dict:
@@ -47,16 +53,40 @@ def per_deal(run: dict) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(deals["numerator"], float), np.asarray(deals["hands"], float)
 
 
-def paired(a: dict, b: dict) -> Interval:
-    """A's margin minus B's per hand over their common deals (see the module docstring); SystemExit if the two
-    runs did not play the same deals against the same field."""
-    ta, tb = ({**{k: r["config"].get(k) for k in SAME}, "field": r["config"]["players"][1:]} for r in (a, b))
+def _terms(r: dict, keys: tuple[str, ...]) -> dict:
+    return {**{k: r["config"].get(k) for k in keys}, "field": r["config"]["players"][1:]}
+
+
+def _refuse_if_differ(ta: dict, tb: dict, what: str) -> None:
     differ = [k for k in ta if ta[k] != tb[k]]
     if differ:
         shown = "; ".join(f"{k}: {ta[k]!r} vs {tb[k]!r}" for k in differ)
-        raise SystemExit(f"the runs did not play the same deals against the same field ({shown})")
-    na, ha = per_deal(a)
-    nb, hb = per_deal(b)
+        raise SystemExit(f"{what} ({shown})")
+
+
+def paired(a: dict, b: dict) -> Interval:
+    """A's margin minus B's per hand over their common deals (see the module docstring); SystemExit if the two
+    runs did not play the same deals against the same field."""
+    return pooled([(a, b)])
+
+
+def pooled(pairs: list[tuple[dict, dict]]) -> Interval:
+    """A's margin minus B's per hand over the deals of every pair, each pair on its own deals; SystemExit if a pair
+    did not play the same deals, or the pairs are not the same two players against the same field on other seeds."""
+    for a, b in pairs:
+        _refuse_if_differ(_terms(a, SAME), _terms(b, SAME), "the runs did not play the same deals against the same field")
+    first_a, first_b = pairs[0]
+    for a, b in pairs[1:]:
+        _refuse_if_differ({**_terms(first_a, POOLED), "player": first_a["config"]["players"][0],
+                           "other": first_b["config"]["players"][0]},
+                          {**_terms(a, POOLED), "player": a["config"]["players"][0],
+                           "other": b["config"]["players"][0]},
+                          "the panels are not the same two players against the same field")
+    seeds = [a["config"].get("seed") for a, _ in pairs]
+    if len(set(seeds)) < len(seeds):
+        raise SystemExit(f"two panels share a seed ({seeds}): their deals would be counted twice")
+    columns = [per_deal(a) + per_deal(b) for a, b in pairs]  # (na, ha, nb, hb) of each panel
+    na, ha, nb, hb = (np.concatenate([c[i] for c in columns]) for i in range(4))
     n = len(na)
     ra, rb = na.sum() / ha.sum(), nb.sum() / hb.sum()
     # delta method for a difference of two ratios of sums over the same deals (a whole game can last a different
@@ -68,13 +98,19 @@ def paired(a: dict, b: dict) -> Interval:
 
 def main(argv: list[str] | None = None) -> Interval:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("a", type=Path, help="eval.json of the first player's run")
-    p.add_argument("b", type=Path, help="eval.json of the second player's run (same deals and field)")
+    p.add_argument("runs", type=Path, nargs="+", metavar="A B",
+                   help="eval.json of the first player's run, then of the second's on the same deals and field; "
+                        "more pairs (A2 B2 ...) on other seeds are pooled")
     args = p.parse_args(argv)
-    a, b = load_run(args.a), load_run(args.b)
-    iv = paired(a, b)
+    if len(args.runs) < 2 or len(args.runs) % 2:
+        p.error(f"expected pairs of eval.json files (A B [A2 B2 ...]), got {len(args.runs)} file(s)")
+    runs = [load_run(path) for path in args.runs]
+    pairs = list(zip(runs[::2], runs[1::2], strict=True))
+    iv = pooled(pairs)
+    a, b = pairs[0]
+    panels = f" ({len(pairs)} panels, seeds {', '.join(str(x['config'].get('seed')) for x, _ in pairs)})"
     print(f"{a['config']['players'][0]} minus {b['config']['players'][0]}: {iv.mean:+.3f} "
-          f"[{iv.low:+.3f}, {iv.high:+.3f}] per hand over {iv.n} deals")
+          f"[{iv.low:+.3f}, {iv.high:+.3f}] per hand over {iv.n} deals{panels if len(pairs) > 1 else ''}")
     return iv
 
 

@@ -42,3 +42,25 @@ def test_runs_on_other_deals_or_against_another_field_are_refused(tmp_path):
         paired_margin.main([str(a), str(_run(tmp_path, "heuristic", field="random"))])
     with pytest.raises(SystemExit, match="no such file"):
         paired_margin.main([str(a), str(tmp_path / "missing.json")])
+
+
+def test_panels_on_other_seeds_pool_into_one_figure_over_all_their_deals(tmp_path, capsys):
+    panels = [(_run(tmp_path, "random", seed), _run(tmp_path, "heuristic-v1", seed)) for seed in (5, 6)]
+    runs = [json.loads(p.read_text())["margin"]["per_deal"] for pair in panels for p in pair]
+    total = {k: [sum(sum(r[k]) for r in runs[i::2]) for i in (0, 1)] for k in ("numerator", "hands")}
+    iv = paired_margin.main([str(p) for pair in panels for p in pair])
+    assert iv.n == 12 and iv.low <= iv.mean <= iv.high
+    a_per_hand, b_per_hand = (total["numerator"][i] / total["hands"][i] for i in (0, 1))
+    assert iv.mean == pytest.approx(a_per_hand - b_per_hand, abs=1e-9)  # ratios of sums over both panels' deals
+    assert "over 12 deals (2 panels, seeds 5, 6)" in capsys.readouterr().out
+
+
+def test_pooling_refuses_a_seed_twice_swapped_players_and_an_odd_number_of_runs(tmp_path):
+    a5, b5 = _run(tmp_path, "random"), _run(tmp_path, "heuristic-v1")
+    a6, b6 = _run(tmp_path, "random", seed=6), _run(tmp_path, "heuristic-v1", seed=6)
+    with pytest.raises(SystemExit, match=r"share a seed \(\[5, 5\]\)"):
+        paired_margin.main([str(a5), str(b5), str(a5), str(b5)])
+    with pytest.raises(SystemExit, match=r"not the same two players .*player: 'random' vs 'heuristic-v1'"):
+        paired_margin.main([str(a5), str(b5), str(b6), str(a6)])
+    with pytest.raises(SystemExit):  # argparse: pairs of files
+        paired_margin.main([str(a5), str(b5), str(a6)])
