@@ -347,10 +347,11 @@ def test_the_wide_pigugnin_checkpoints_play_only_their_player_count(name, player
             make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 5})
 
 
-def test_the_distilled_picchetto_checkpoint_is_the_shipped_network_taught_the_trick_play():
-    """``pretrained:picchetto_distilled``: the shipped 2 x 128 network after on-policy rounds of PIMC's values on the
-    trick play only (``benchmarks/distill_pimc.md``, ``dagger_tricks`` to ``dagger_tricks7``); it plays a hand and
-    departs from the shipped agent somewhere in a few deals, or it would be the same player under a new name."""
+def test_the_distilled_picchetto_checkpoint_is_the_shipped_network_taught_by_the_search():
+    """``pretrained:picchetto_distilled``: the shipped 2 x 128 network after on-policy rounds of PIMC's values, on the
+    trick play, then on every phase (``benchmarks/distill_pimc.md``, ``dagger_tricks`` to ``dagger_tricks7``, then
+    ``dagger_all8``); it plays a hand and departs from the shipped agent somewhere in a few deals, or it would be the
+    same player under a new name."""
     path = PRETRAINED_DIR / "picchetto_distilled.mazzo.zip"
     if not path.exists():
         pytest.fail("agents/pretrained/picchetto_distilled.mazzo.zip is missing")
@@ -358,7 +359,7 @@ def test_the_distilled_picchetto_checkpoint_is_the_shipped_network_taught_the_tr
     assert Path(agent.path).name == path.name and path.stat().st_size < 1_000_000
     assert agent.meta["network"]["pi"] == [128, 128] and agent.meta["flags"] == {"episode": "hand"}
     distilled = agent.meta["distilled"]
-    assert distilled["teacher"] == "pimc" and distilled["roles"] == ["early_tricks", "last_tricks"]
+    assert distilled["teacher"] == "pimc" and distilled["roles"] == ["exchange", "early_tricks", "last_tricks"]
     shipped = make_agent("pretrained:picchetto", "picchetto", flags={"episode": "hand"})
     env = make_raw_env("picchetto", episode="hand")
     differ = 0
