@@ -64,6 +64,11 @@ def _refuse_if_differ(ta: dict, tb: dict, what: str) -> None:
         raise SystemExit(f"{what} ({shown})")
 
 
+def _panel(a: dict, b: dict) -> dict:
+    """What pooled pairs share: the game, the field and the two players (not the seed, nor the deals)."""
+    return {**_terms(a, POOLED), "player": a["config"]["players"][0], "other": b["config"]["players"][0]}
+
+
 def paired(a: dict, b: dict) -> Interval:
     """A's margin minus B's per hand over their common deals (see the module docstring); SystemExit if the two
     runs did not play the same deals against the same field."""
@@ -75,13 +80,8 @@ def pooled(pairs: list[tuple[dict, dict]]) -> Interval:
     did not play the same deals, or the pairs are not the same two players against the same field on other seeds."""
     for a, b in pairs:
         _refuse_if_differ(_terms(a, SAME), _terms(b, SAME), "the runs did not play the same deals against the same field")
-    first_a, first_b = pairs[0]
     for a, b in pairs[1:]:
-        _refuse_if_differ({**_terms(first_a, POOLED), "player": first_a["config"]["players"][0],
-                           "other": first_b["config"]["players"][0]},
-                          {**_terms(a, POOLED), "player": a["config"]["players"][0],
-                           "other": b["config"]["players"][0]},
-                          "the panels are not the same two players against the same field")
+        _refuse_if_differ(_panel(*pairs[0]), _panel(a, b), "the panels are not the same two players against the same field")
     seeds = [a["config"].get("seed") for a, _ in pairs]
     if len(set(seeds)) < len(seeds):
         raise SystemExit(f"two panels share a seed ({seeds}): their deals would be counted twice")

@@ -55,7 +55,7 @@ def test_panels_on_other_seeds_pool_into_one_figure_over_all_their_deals(tmp_pat
     assert "over 12 deals (2 panels, seeds 5, 6)" in capsys.readouterr().out
 
 
-def test_pooling_refuses_a_seed_twice_swapped_players_and_an_odd_number_of_runs(tmp_path):
+def test_pooling_refuses_a_seed_twice_swapped_players_and_an_odd_number_of_runs(tmp_path, capsys):
     a5, b5 = _run(tmp_path, "random"), _run(tmp_path, "heuristic-v1")
     a6, b6 = _run(tmp_path, "random", seed=6), _run(tmp_path, "heuristic-v1", seed=6)
     with pytest.raises(SystemExit, match=r"share a seed \(\[5, 5\]\)"):
@@ -64,3 +64,4 @@ def test_pooling_refuses_a_seed_twice_swapped_players_and_an_odd_number_of_runs(
         paired_margin.main([str(a5), str(b5), str(b6), str(a6)])
     with pytest.raises(SystemExit):  # argparse: pairs of files
         paired_margin.main([str(a5), str(b5), str(a6)])
+    assert "expected pairs of eval.json files (A B [A2 B2 ...]), got 3 file(s)" in capsys.readouterr().err
