@@ -53,20 +53,29 @@ def per_deal(run: dict) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(deals["numerator"], float), np.asarray(deals["hands"], float)
 
 
-def _terms(r: dict, keys: tuple[str, ...]) -> dict:
+def terms(r: dict, keys: tuple[str, ...]) -> dict:
+    """A run's config entries ``keys`` and its field (the players after the first), to compare runs by."""
     return {**{k: r["config"].get(k) for k in keys}, "field": r["config"]["players"][1:]}
 
 
-def _refuse_if_differ(ta: dict, tb: dict, what: str) -> None:
+def refuse_if_differ(ta: dict, tb: dict, what: str) -> None:
+    """SystemExit saying ``what`` and every entry where the two runs' terms differ, if any does."""
     differ = [k for k in ta if ta[k] != tb[k]]
     if differ:
         shown = "; ".join(f"{k}: {ta[k]!r} vs {tb[k]!r}" for k in differ)
         raise SystemExit(f"{what} ({shown})")
 
 
+def refuse_shared_seed(runs: list[dict]) -> None:
+    """SystemExit if two panels to pool were played on the same seed: their deals would be counted twice."""
+    seeds = [r["config"].get("seed") for r in runs]
+    if len(set(seeds)) < len(seeds):
+        raise SystemExit(f"two panels share a seed ({seeds}): their deals would be counted twice")
+
+
 def _panel(a: dict, b: dict) -> dict:
     """What pooled pairs share: the game, the field and the two players (not the seed, nor the deals)."""
-    return {**_terms(a, POOLED), "player": a["config"]["players"][0], "other": b["config"]["players"][0]}
+    return {**terms(a, POOLED), "player": a["config"]["players"][0], "other": b["config"]["players"][0]}
 
 
 def paired(a: dict, b: dict) -> Interval:
@@ -79,12 +88,10 @@ def pooled(pairs: list[tuple[dict, dict]]) -> Interval:
     """A's margin minus B's per hand over the deals of every pair, each pair on its own deals; SystemExit if a pair
     did not play the same deals, or the pairs are not the same two players against the same field on other seeds."""
     for a, b in pairs:
-        _refuse_if_differ(_terms(a, SAME), _terms(b, SAME), "the runs did not play the same deals against the same field")
+        refuse_if_differ(terms(a, SAME), terms(b, SAME), "the runs did not play the same deals against the same field")
     for a, b in pairs[1:]:
-        _refuse_if_differ(_panel(*pairs[0]), _panel(a, b), "the panels are not the same two players against the same field")
-    seeds = [a["config"].get("seed") for a, _ in pairs]
-    if len(set(seeds)) < len(seeds):
-        raise SystemExit(f"two panels share a seed ({seeds}): their deals would be counted twice")
+        refuse_if_differ(_panel(*pairs[0]), _panel(a, b), "the panels are not the same two players against the same field")
+    refuse_shared_seed([a for a, _ in pairs])
     columns = [per_deal(a) + per_deal(b) for a, b in pairs]  # (na, ha, nb, hb) of each panel
     na, ha, nb, hb = (np.concatenate([c[i] for c in columns]) for i in range(4))
     n = len(na)

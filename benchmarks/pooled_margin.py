@@ -27,29 +27,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from paired_margin import POOLED, load_run, per_deal  # noqa: E402
+from paired_margin import POOLED, load_run, per_deal, refuse_if_differ, refuse_shared_seed, terms  # noqa: E402
 
 from train.evaluation.stats import Interval, ratio_ci  # noqa: E402
 
 
 def _panel(run: dict) -> dict:
-    """What pooled runs share: the game, its flags, the seating, the player and the field (not the seed)."""
-    config = run["config"]
-    return {**{k: config.get(k) for k in POOLED}, "player": config["players"][0], "field": config["players"][1:]}
+    """What pooled runs share: the game, its flags, the seating, the field and the player (not the seed)."""
+    return {**terms(run, POOLED), "player": run["config"]["players"][0]}
 
 
 def pooled(runs: list[dict]) -> Interval:
     """The player's margin per hand over the deals of every run; SystemExit if the runs are not the same player
     against the same field, or two share a seed."""
-    first = _panel(runs[0])
     for run in runs[1:]:
-        differ = [k for k, v in _panel(run).items() if v != first[k]]
-        if differ:
-            shown = "; ".join(f"{k}: {first[k]!r} vs {_panel(run)[k]!r}" for k in differ)
-            raise SystemExit(f"the panels are not the same player against the same field ({shown})")
-    seeds = [run["config"].get("seed") for run in runs]
-    if len(set(seeds)) < len(seeds):
-        raise SystemExit(f"two panels share a seed ({seeds}): their deals would be counted twice")
+        refuse_if_differ(_panel(runs[0]), _panel(run), "the panels are not the same player against the same field")
+    refuse_shared_seed(runs)
     columns = [per_deal(run) for run in runs]
     numerator, hands = (np.concatenate([c[i] for c in columns]) for i in (0, 1))
     return ratio_ci(numerator, hands)
