@@ -350,7 +350,7 @@ def test_the_wide_pigugnin_checkpoints_play_only_their_player_count(name, player
 def test_the_distilled_picchetto_checkpoint_is_the_shipped_network_taught_by_the_search():
     """``pretrained:picchetto_distilled``: the shipped 2 x 128 network after on-policy rounds of PIMC's values, on the
     trick play, then on every phase (``benchmarks/distill_pimc.md``, ``dagger_tricks`` to ``dagger_tricks7``, then
-    ``dagger_all8`` and ``dagger_fresh9`` to ``dagger_fresh11``); it plays a hand and departs from the shipped agent
+    ``dagger_all8`` and ``dagger_fresh9`` to ``dagger_fresh12``); it plays a hand and departs from the shipped agent
     somewhere in a few deals, or it would be the same player under a new name."""
     path = PRETRAINED_DIR / "picchetto_distilled.mazzo.zip"
     if not path.exists():
