@@ -215,7 +215,7 @@ def test_missing_foreign_or_malformed_files_fail_clearly(tmp_path, ckpts):
     with pytest.raises(CheckpointError, match="mazzo.json is not JSON"):
         TrainedAgent(bad_json, "briscola5")
     with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, briscola5_v1, "
-                                                "picchetto, picchetto_distilled, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_distilled_5p, "
+                                                "picchetto, picchetto_distilled, picchetto_expert, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_distilled_5p, "
                                                 "pigugnin_expert, "
                                                 "pigugnin_v1, pigugnin_v1_5p"):
         make_agent("pretrained:scopa", "briscola5")
@@ -347,23 +347,12 @@ def test_the_wide_pigugnin_checkpoints_play_only_their_player_count(name, player
             make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 5})
 
 
-def test_the_distilled_picchetto_checkpoint_is_the_shipped_network_taught_by_the_search():
-    """``pretrained:picchetto_distilled``: the shipped 2 x 128 network after on-policy rounds of PIMC's values, on the
-    trick play, then on every phase (``benchmarks/distill_pimc.md``, ``dagger_tricks`` to ``dagger_tricks7``, then
-    ``dagger_all8`` and ``dagger_fresh9`` to ``dagger_fresh12``); it plays a hand and departs from the shipped agent
-    somewhere in a few deals, or it would be the same player under a new name."""
-    path = PRETRAINED_DIR / "picchetto_distilled.mazzo.zip"
-    if not path.exists():
-        pytest.fail("agents/pretrained/picchetto_distilled.mazzo.zip is missing")
-    agent = make_agent("pretrained:picchetto_distilled", "picchetto", flags={"episode": "hand"})
-    assert Path(agent.path).name == path.name and path.stat().st_size < 1_000_000
-    assert agent.meta["network"]["pi"] == [128, 128] and agent.meta["flags"] == {"episode": "hand"}
-    distilled = agent.meta["distilled"]
-    assert distilled["teacher"] == "pimc" and distilled["roles"] == ["exchange", "early_tricks", "last_tricks"]
-    shipped = make_agent("pretrained:picchetto", "picchetto", flags={"episode": "hand"})
+def _picchetto_moves_that_differ(agent, other, deals: int) -> int:
+    """Hands of Picchetto (``episode="hand"``, seeds 0..deals-1) played by ``agent`` at both seats: how many of its
+    moves ``other`` would have played differently."""
     env = make_raw_env("picchetto", episode="hand")
     differ = 0
-    for deal in range(4):
+    for deal in range(deals):
         env.reset(seed=deal)
         for _seat in env.agent_iter():
             obs, _, done, trunc, _ = env.last()
@@ -371,10 +360,34 @@ def test_the_distilled_picchetto_checkpoint_is_the_shipped_network_taught_by_the
                 env.step(None)
                 continue
             move = agent.act(obs)
-            differ += move != shipped.act(obs)
+            differ += move != other.act(obs)
             env.step(move)
-    assert differ > 0
-    r = head_to_head("picchetto", "pretrained:picchetto_distilled", "random", num_deals=3, flags={"episode": "hand"})
+    return differ
+
+
+@pytest.mark.parametrize("name, teacher, start", [
+    # on-policy rounds of default PIMC's values, on the trick play, then on every phase (benchmarks/distill_pimc.md,
+    # dagger_tricks to dagger_tricks7, then dagger_all8 and dagger_fresh9 to dagger_fresh12)
+    ("picchetto_distilled", "pimc", "picchetto"),
+    # expert iteration from it (expert1 to expert3): the teacher is PIMC playing out with picchetto_distilled, which
+    # therefore keeps its name and file
+    ("picchetto_expert", "pimc:playout=pretrained:picchetto_distilled", "picchetto_distilled"),
+])
+def test_the_picchetto_checkpoints_taught_by_a_search(name, teacher, start):
+    """``pretrained:picchetto_distilled`` and ``pretrained:picchetto_expert``: the 2 x 128 network after rounds of a
+    search's values on every phase, the teacher named in the file; each plays a hand and departs from the network it
+    started from somewhere in a few deals, or it would be the same player under a new name."""
+    path = PRETRAINED_DIR / f"{name}.mazzo.zip"
+    if not path.exists():
+        pytest.fail(f"agents/pretrained/{name}.mazzo.zip is missing")
+    agent = make_agent(f"pretrained:{name}", "picchetto", flags={"episode": "hand"})
+    assert Path(agent.path).name == path.name and path.stat().st_size < 1_000_000
+    assert agent.meta["network"]["pi"] == [128, 128] and agent.meta["flags"] == {"episode": "hand"}
+    distilled = agent.meta["distilled"]
+    assert distilled["teacher"] == teacher and distilled["roles"] == ["exchange", "early_tricks", "last_tricks"]
+    before = make_agent(f"pretrained:{start}", "picchetto", flags={"episode": "hand"})
+    assert _picchetto_moves_that_differ(agent, before, deals=4) > 0
+    r = head_to_head("picchetto", f"pretrained:{name}", "random", num_deals=3, flags={"episode": "hand"})
     assert r["n_deals"] == 3
 
 
