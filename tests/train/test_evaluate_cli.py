@@ -96,6 +96,26 @@ def test_ctrl_c_ends_the_workers_and_exits_130_without_output(tmp_path, pause):
     assert not out.exists() or not any(out.iterdir())
 
 
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="the recorded Ctrl-C is fork's")
+def test_a_ctrl_c_as_the_pool_starts_waits_for_the_block_that_stops_the_pool(monkeypatch):
+    """The race the test above hits only sometimes, made certain: a Ctrl-C after the workers exist but before the
+    caller's try block (which ends them on KeyboardInterrupt) is kept and raised by ``restore`` inside that block;
+    raised earlier, it left the workers playing and the interpreter waiting for them at exit."""
+    monkeypatch.setattr(evaluate_mod, "_mp_context", lambda: multiprocessing.get_context("fork"))
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, not a pytest-xdist worker
+    try:
+        pool, _futures, restore = evaluate_mod._start_pool(2, None, [[0], [1]])
+        try:
+            signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt here, outside the caller's block
+            with pytest.raises(KeyboardInterrupt):
+                restore()
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        finally:
+            evaluate_mod._stop_pool(pool)
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 # a worker ended while it writes a result bigger than the pipe leaves half a message: the pool's manager thread
 # then waited for the rest forever, and the interpreter (it joins that thread at exit) with it
 _STOP_WHILE_A_WORKER_WRITES = """

@@ -174,8 +174,9 @@ def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress
                 bar.update(1)
             return counts
         workers = min(workers, num_deals)
-        pool, futures = _start_pool(workers, job, _chunks(num_deals, workers))
+        pool, futures, restore_ctrl_c = _start_pool(workers, job, _chunks(num_deals, workers))
         try:
+            restore_ctrl_c()
             for fut in as_completed(futures):
                 deals, rows, recs = fut.result()
                 counts = _store(counts, num_deals, deals, rows, recs, records)
@@ -192,7 +193,7 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[ProcessPoolExecutor, list]:
+def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[ProcessPoolExecutor, list, Callable[[], None]]:
     """A process pool playing ``chunks``; its workers ignore SIGINT, so a Ctrl-C (sent to the whole
     process group) stops only the parent, which then ends them (``_stop_pool``).
 
@@ -200,7 +201,11 @@ def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[Pr
     initializer runs nor be lost: under fork the parent only records it (a child inherits that
     harmless handler until its initializer ignores SIGINT) and, once the pool exists, ends it and
     raises KeyboardInterrupt; under spawn it is ignored in that window (a spawned child starts with
-    the disposition; Python installs its KeyboardInterrupt handler only over the default one)."""
+    the disposition; Python installs its KeyboardInterrupt handler only over the default one).
+
+    The guard stays on until the caller calls the returned ``restore`` inside the block that stops the pool
+    on KeyboardInterrupt: a Ctrl-C landing between the pool's start and that block would otherwise leave the
+    workers playing, and the interpreter, which joins the pool's manager thread at exit, waiting for them."""
     context = _mp_context()
     interrupted: list[int] = []
     # a process that inherited SIGINT ignored (nohup-like jobs) keeps ignoring it; only a handled one is guarded
@@ -211,16 +216,20 @@ def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[Pr
     else:
         during_start = signal.SIG_IGN
     previous = signal.signal(signal.SIGINT, during_start) if guard else None
+
+    def restore() -> None:
+        if guard:
+            signal.signal(signal.SIGINT, previous)
+        if interrupted:  # a Ctrl-C while the workers started: honoured now
+            raise KeyboardInterrupt
+
     try:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
         futures = [pool.submit(run_chunk, job, chunk) for chunk in chunks]
-    finally:
-        if guard:
-            signal.signal(signal.SIGINT, previous)
-    if interrupted:  # a Ctrl-C while the workers started: honoured now
-        _stop_pool(pool)
-        raise KeyboardInterrupt
-    return pool, futures
+    except BaseException:
+        restore()
+        raise
+    return pool, futures, restore
 
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
