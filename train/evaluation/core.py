@@ -199,13 +199,14 @@ def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[Pr
 
     While the workers start (they start on submit) a Ctrl-C must neither kill a child before its
     initializer runs nor be lost: under fork the parent only records it (a child inherits that
-    harmless handler until its initializer ignores SIGINT) and, once the pool exists, ends it and
-    raises KeyboardInterrupt; under spawn it is ignored in that window (a spawned child starts with
-    the disposition; Python installs its KeyboardInterrupt handler only over the default one).
+    harmless handler until its initializer ignores SIGINT); under spawn it is ignored in that window (a
+    spawned child starts with the disposition; Python installs its KeyboardInterrupt handler only over
+    the default one).
 
     The guard stays on until the caller calls the returned ``restore`` inside the block that stops the pool
-    on KeyboardInterrupt: a Ctrl-C landing between the pool's start and that block would otherwise leave the
-    workers playing, and the interpreter, which joins the pool's manager thread at exit, waiting for them."""
+    on KeyboardInterrupt; ``restore`` puts the previous handler back and raises KeyboardInterrupt for a
+    recorded Ctrl-C. Restored here instead, a Ctrl-C landing between the pool's start and that block would
+    leave the workers playing, and the interpreter, which joins the pool's manager thread at exit, waiting."""
     context = _mp_context()
     interrupted: list[int] = []
     # a process that inherited SIGINT ignored (nohup-like jobs) keeps ignoring it; only a handled one is guarded
