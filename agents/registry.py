@@ -9,6 +9,7 @@
 | ``heuristic-v1``  | the heuristic as shipped in Mazzo 0.1, frozen (``GameSpec.heuristic_v1``, ``agents/legacy/``) |
 | ``plain``         | the plain baseline (``GameSpec.plain``, ``agents/plain/``): ducking in Pigugnìn, greedy in the others; its ``GameSpec.plain_alias`` (``ducking``, ``greedy``) names it too |
 | ``pimc[:K=V,...]``   | Perfect Information Monte Carlo search (``agents/search/pimc.py``); ``K=V`` set its budget, e.g. ``pimc:worlds=64`` |
+| ``pimc-v1[:K=V,...]`` | PIMC at its defaults before learned networks played its playouts (``PIMCv1Agent``, ``GameSpec.search.pimc_v1``), frozen: the PIMC of every figure published before then |
 | ``ismcts[:K=V,...]`` | information-set MCTS (``agents/search/ismcts.py``), e.g. ``ismcts:iterations=2000`` |
 
 Every caller (training's config check, the single-seat env, evaluation, the play page) goes
@@ -27,17 +28,20 @@ from agents.random_agent import RandomAgent
 from envs.core.errors import ConfigError
 from envs.registry import GAMES, game_spec
 
-__all__ = ["make_agent", "parse_agent_spec", "AgentSpec", "AGENT_KINDS", "PLAIN_ALIASES"]
+__all__ = ["make_agent", "parse_agent_spec", "AgentSpec", "AGENT_KINDS", "PLAIN_ALIASES", "SEARCH_KINDS"]
 
-AGENT_KINDS = ("random", "heuristic", "heuristic-v1", "plain", "pimc[:K=V,...]", "ismcts[:K=V,...]", "ppo:PATH",
-               "pretrained:GAME")
+AGENT_KINDS = ("random", "heuristic", "heuristic-v1", "plain", "pimc[:K=V,...]", "pimc-v1[:K=V,...]",
+               "ismcts[:K=V,...]", "ppo:PATH", "pretrained:GAME")
 
 #: the other names of the games' plain players (``GameSpec.plain_alias``)
 PLAIN_ALIASES = tuple(dict.fromkeys(s.plain_alias for s in GAMES.values() if s.plain_alias))
 #: the fields of ``GameSpec`` that name the player of a spec kind
 _FIELDS = {"heuristic": "heuristic", "heuristic-v1": "heuristic_v1", "plain": "plain"}
 #: "module:Class" of the search players
-_SEARCH = {"pimc": "agents.search.pimc:PIMCAgent", "ismcts": "agents.search.ismcts:ISMCTSAgent"}
+_SEARCH = {"pimc": "agents.search.pimc:PIMCAgent", "pimc-v1": "agents.search.pimc:PIMCv1Agent",
+           "ismcts": "agents.search.ismcts:ISMCTSAgent"}
+#: the search players' spec kinds (a search remembers its seat's episode and decides one game at a time)
+SEARCH_KINDS = tuple(_SEARCH)
 
 
 def _import(path: str) -> Any:

@@ -2,7 +2,7 @@
 
 Issue 22 asks for a learned agent that beats PIMC without searching at play time. PPO against the heuristics
 and itself did not get there (``benchmarks/finetune.md``), so this tries the other road: imitate the search.
-PIMC (default budget) plays every seat of ``--hands`` deals through the AEC env; each decision with a choice
+PIMC (``--teacher``: ``pimc-v1`` by default) plays every seat of ``--hands`` deals through the AEC env; each decision with a choice
 is kept with PIMC's value of every candidate move. The agent (``--start``: the shipped one by default) is then
 trained on them and measured again:
 
@@ -15,7 +15,7 @@ trained on them and measured again:
 | on-policy rounds | ``--behaviour start`` (DAgger): in each deal one seat (the deal's number mod the seats) is played by the start agent's greedy move, the others by PIMC; PIMC still values every decision, the learner's too, so the data cover the states the agent itself reaches. ``--with-demos FILE...`` adds earlier collections to the training decisions (the held-out deals stay this collection's last 10%) |
 | roles | ``--roles ROLE...``: train on the decisions of these roles only (held-out agreement too), read from each decision's own observation by ``role(observation)`` of ``benchmarks/<game>_roles.py`` (Briscola: ``before_tricks``, ``caller``, ``partner``, ``defender``); for a game that has such a module. ``--anchor W``: the other roles' training decisions stay in, with only W x KL(start, new), so that the roles not taught keep the start's play (through the shared layers they drift otherwise); the entry's ``anchored`` says how often their greedy move is still the start's on held-out deals |
 | anchor tables | ``--anchor-hands N`` (with ``--anchor``): the start agent also plays one seat of N deals among ``--anchor-field`` players (the heuristic by default), and its own decisions there (every role; the last 10% of the deals held out) join the anchored ones. PIMC's tables show only the roles the agent plays against PIMC (Briscola's agent calls in one hand in five there, in nine in ten against the heuristic), so the anchor also covers the tables it will meet elsewhere |
-| teacher | ``--teacher SPEC``: the search that plays and labels, ``pimc`` (default budget) by default; any PIMC spec, e.g. ``pimc:playout=pretrained:pigugnin_distilled`` (its playouts played by a network: one step of policy improvement over that network, as in expert iteration); the collection's file name carries it |
+| teacher | ``--teacher SPEC``: the search that plays and labels, ``pimc-v1`` (PIMC at the defaults of the published rounds, ``learning.PIMC_PANEL``) by default; any PIMC spec, e.g. ``pimc:playout=pretrained:pigugnin_distilled`` (its playouts played by a network: one step of policy improvement over that network, as in expert iteration); the collection's file name carries it |
 | panels | the distilled agent alone among copies of its start (``--growth-deals`` batched duplicate deals) and alone among PIMC players (``--pimc-deals`` AEC deals, ``--seed 1``: the shipped agents' PIMC deals) |
 
     python benchmarks/distill_pimc.py --games picchetto --hands 3000
@@ -38,7 +38,19 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import GAMES, _meta, aec_panel, batched_panel, flags_of, fmt, saver, shipped, shown, study_args  # noqa: E402
+from learning import (  # noqa: E402
+    GAMES,
+    PIMC_PANEL,
+    _meta,
+    aec_panel,
+    batched_panel,
+    flags_of,
+    fmt,
+    saver,
+    shipped,
+    shown,
+    study_args,
+)
 
 from agents.checkpoint import ACTIVATIONS  # noqa: E402
 
@@ -47,7 +59,7 @@ TIE = 1e-6  # values within this of PIMC's best are PIMC's best set
 
 
 def collect(game: str, flags: dict, hands: int, seed: int, out: Path, workers: int = 1,
-            behaviour: str | None = None, teacher: str = "pimc") -> dict[str, np.ndarray]:
+            behaviour: str | None = None, teacher: str = PIMC_PANEL) -> dict[str, np.ndarray]:
     """PIMC at every seat of ``hands`` deals; every decision with a choice, with PIMC's candidate values (NaN for a
     move PIMC did not consider). Saved to ``out`` (reused if there). ``workers`` processes each play a block of the
     deals, with players seeded by ``seed`` and the block (so the data depend on ``workers``). ``behaviour`` (an
@@ -81,7 +93,7 @@ def load_demos(path: Path) -> dict[str, np.ndarray]:
 
 
 def collect_block(game: str, flags: dict, player_seed: int, deal_seeds: np.ndarray, block: range,
-                  behaviour: str | None = None, teacher: str = "pimc") -> dict:
+                  behaviour: str | None = None, teacher: str = PIMC_PANEL) -> dict:
     """``collect``'s deals ``block``: PIMC players seeded by ``player_seed`` (and the seat) at every seat, and the
     ``behaviour`` agent, if any, moving for seat ``hand % seats``."""
     from agents.registry import make_agent
@@ -313,7 +325,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     other = other_flags(game, flags)
     if other:  # another table (five players): its own collection, never the shipped flags' file
         name += "_f-" + "-".join(f"{k}{v}" for k, v in sorted(other.items()))
-    if args.teacher != "pimc":  # another search labels: a collection of its own
+    if args.teacher != PIMC_PANEL:  # another search labels: a collection of its own
         name += "_t-" + slug(args.teacher)
     behaviour = None
     if args.behaviour == "start":  # the file names the agent that played: a digest of its checkpoint
@@ -361,7 +373,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     print(f"{game}: distilled vs its start {entry['growth']['mean']:+.3f}", flush=True)
     save()
     if args.pimc_deals:
-        entry["pimc"] = aec_panel(game, flags, out, "pimc", args.pimc_deals, 1, args.workers)
+        entry["pimc"] = aec_panel(game, flags, out, PIMC_PANEL, args.pimc_deals, 1, args.workers)
         print(f"{game}: distilled vs PIMC {entry['pimc']['margin']['mean']:+.3f}", flush=True)
     save()
 
@@ -370,10 +382,12 @@ def report(results: dict, out: Path) -> None:
     lines = ["# Distilling PIMC into the trained agents", "",
              "Definitions: `benchmarks/distill_pimc.py`'s docstring; the analysis: `docs/results/learning.md`. "
              "Agreement on held-out deals' decisions with a choice: no-regret = the agent's move is in PIMC's best "
-             "set; regret = PIMC's estimate of what the agent's move gives up, per decision.", ""]
+             "set; regret = PIMC's estimate of what the agent's move gives up, per decision. PIMC, unless a teacher is "
+             f"named, is `{PIMC_PANEL}`: PIMC at the defaults it had before learned networks played its playouts.", ""]
     for game, label, e in ((g, k, v) for g in GAMES for k, v in results.get(g, {}).items()):
         m, pimc = e["meta"], e.get("pimc", {})
-        teacher = "PIMC" if e.get("teacher", "pimc") == "pimc" else f"`{e['teacher']}`"
+        # "pimc" in an entry older than pimc-v1 was PIMC at the defaults pimc-v1 keeps
+        teacher = f"`{PIMC_PANEL}`" if e.get("teacher", "pimc") in ("pimc", PIMC_PANEL) else f"`{e['teacher']}`"
         played = (f"the start agent at one seat, {teacher} at the others" if e.get("behaviour") == "start"
                   else f"{teacher} at every seat")
         earlier = f" and earlier collections {', '.join(e['with_demos'])}" if e.get("with_demos") else ""
@@ -420,8 +434,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hands", type=int, default=3000)
     p.add_argument("--demo-seed", type=int, default=777, help="PIMC's deals (not the evaluation's)")
     p.add_argument("--demo-workers", type=int, default=1, help="processes collecting PIMC's decisions")
-    p.add_argument("--teacher", default="pimc",
-                   help="the PIMC spec that plays and labels (default: pimc at its default budget)")
+    p.add_argument("--teacher", default=PIMC_PANEL,
+                   help=f"the PIMC spec that plays and labels (default: {PIMC_PANEL}, the published rounds' PIMC)")
     p.add_argument("--behaviour", choices=("pimc", "start"), default="pimc",
                    help="who moves for one seat per deal while PIMC labels (start: an on-policy round, DAgger)")
     p.add_argument("--with-demos", nargs="*", type=Path, default=[], help="earlier collections to train on too")
@@ -451,8 +465,9 @@ def main(argv: list[str] | None = None) -> None:
     if missing:  # before the collection, which can take an hour
         raise SystemExit(f"--with-demos: no file {', '.join(missing)} (an earlier collection of this script, "
                          "demos_*.npz)")
-    if args.teacher.split(":", 1)[0] != "pimc":  # the labels are PIMC's candidate values (last_values)
-        raise SystemExit(f"--teacher: {args.teacher!r} is not a PIMC spec; expected pimc or pimc:KEY=VALUE,...")
+    if args.teacher.split(":", 1)[0] not in ("pimc", "pimc-v1"):  # the labels are PIMC's candidate values
+        raise SystemExit(f"--teacher: {args.teacher!r} is not a PIMC spec; expected pimc, pimc-v1 or "
+                         "pimc[-v1]:KEY=VALUE,...")
     if args.anchor and not args.roles:
         raise SystemExit("--anchor holds the roles not taught to the start: it needs --roles ROLE...")
     if args.anchor_hands < 0:

@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from learning import (  # noqa: E402
     GAMES,
+    PIMC_PANEL,
     _counts_roles,
     _made,
     _meta,
@@ -136,7 +137,8 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
     last = entry["points"][str(args.steps[-1])]
     ckpt = folder / "checkpoints" / f"step_{args.steps[-1]}.mazzo.zip"
     if args.pimc_deals and "pimc" not in last:
-        last["pimc"] = aec_panel(game, flags_of(game, ckpt), ckpt, "pimc", args.pimc_deals, args.seed, args.workers)
+        last["pimc"] = aec_panel(game, flags_of(game, ckpt), ckpt, PIMC_PANEL, args.pimc_deals, args.seed,
+                                 args.workers)
         print(f"{game} +{args.steps[-1]:,}: vs PIMC {last['pimc']['margin']['mean']:+.3f}", flush=True)
         save()
     if args.roles_deals and _counts_roles(game) and "roles" not in last:
@@ -150,7 +152,8 @@ def report(results: dict, out: Path) -> None:
              "Definitions: `benchmarks/finetune.py`'s docstring; the analysis: `docs/results/learning.md`. Margins "
              "per hand with their 95% intervals, bold where the interval excludes 0. \"vs the start\": alone among "
              "copies of the agent it started from (stage 1: the shipped 30M-step agent, or the checkpoint `--start` "
-             "names; a later stage: the previous stage's last checkpoint), on the same deals.", ""]
+             "names; a later stage: the previous stage's last checkpoint), on the same deals. PIMC is "
+             f"`{PIMC_PANEL}`: PIMC at the defaults it had before learned networks played its playouts.", ""]
     for game in (g for g in GAMES if g in results):
         stages = [("", results[game])] + [(f", stage {k}", e) for k, e in sorted(
             results[game].get("stages", {}).items(), key=lambda kv: int(kv[0]))]

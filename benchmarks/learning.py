@@ -130,6 +130,11 @@ def flags_of(game: str, checkpoint: Path) -> dict:
     return {**read_metadata(checkpoint).get("flags", {}), **game_spec(game).single_hand}
 
 
+#: the search of every "vs PIMC" panel: PIMC at the defaults of the published figures (``pimc-v1``, frozen when the
+#: learned networks became PIMC's default playouts), so that every published command reproduces its figure
+PIMC_PANEL = "pimc-v1"
+
+
 def batched_panel(game: str, flags: dict, checkpoint: Path, field: str, deals: int, seed: int) -> dict:
     """The checkpoint (greedy) alone among ``field`` players on the batched engine's duplicate deals: the heuristic
     panel (``field="heuristic"``) and the growth panel (``field="ppo:<the run's earlier checkpoint>"``)."""
@@ -198,7 +203,7 @@ def evaluate_point(args: argparse.Namespace, game: str, recipe: str, budget: int
               f"{point['growth']['mean']:+.3f}", flush=True)
         save()
     if budget in args.pimc_at and "pimc" not in point:
-        point["pimc"] = aec_panel(game, flags, ckpt, "pimc", args.pimc_deals, args.seed, args.workers)
+        point["pimc"] = aec_panel(game, flags, ckpt, PIMC_PANEL, args.pimc_deals, args.seed, args.workers)
         print(f"{game} {recipe} {budget:,}: vs PIMC {point['pimc']['margin']['mean']:+.3f}", flush=True)
         save()
     if budget in args.pimc_at and _counts_roles(game) and "roles" not in point and args.roles_deals:
@@ -243,7 +248,8 @@ def plot(game: str, entries: dict, path: Path) -> None:
 
 def report(results: dict, out: Path) -> None:
     lines = ["# The scaling study", "", "Definitions and recipes: `benchmarks/learning.py`'s docstring; the analysis: "
-             "`docs/results/learning.md`. Margins per hand with their 95% intervals, bold where the interval excludes 0.",
+             "`docs/results/learning.md`. Margins per hand with their 95% intervals, bold where the interval excludes 0. "
+             f"PIMC is `{PIMC_PANEL}`: PIMC at the defaults it had before learned networks played its playouts.",
              ""]
     for game, by_recipe in ((g, results[g]) for g in GAMES if g in results):
         meta = by_recipe.get("_meta", {})

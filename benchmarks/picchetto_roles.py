@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import _meta, fmt  # noqa: E402
+from learning import PIMC_PANEL, _meta, fmt  # noqa: E402
 from paired_margin import paired  # noqa: E402
 from role_probe import HybridProbe, measure_variants, probe_arguments  # noqa: E402
 
@@ -71,7 +71,7 @@ def measure(variant: str, deals: int, seed: int, runs: Path) -> dict:
     """The variant alone against PIMC: its margin per hand; its ``eval.json`` (per deal) goes to ``runs/variant``."""
     from train.evaluation.core import evaluate
 
-    res = evaluate(GAME, [player(variant)], field="pimc", num_deals=deals, seed=seed, flags=FLAGS, workers=1)
+    res = evaluate(GAME, [player(variant)], field=PIMC_PANEL, num_deals=deals, seed=seed, flags=FLAGS, workers=1)
     path = res.to_json(runs / variant / "eval.json").resolve()
     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path  # the results file names no local prefix
     return {"margin": res.margin["per_hand"], "n_deals": deals, "eval_json": str(shown)}
@@ -95,7 +95,8 @@ def report(results: dict, out: Path) -> None:
     lines = ["# Picchetto: where the learned agent loses to PIMC", ""]
     meta = results.get("meta")
     if meta:
-        lines += [f"Each variant alone against PIMC on the same {meta['deals']} duplicate deals (one hand each). "
+        lines += [f"Each variant alone against PIMC (`{PIMC_PANEL}`, PIMC at the defaults it had before learned networks "
+                  f"played its playouts) on the same {meta['deals']} duplicate deals (one hand each). "
                   f"Measured by `{meta['command']}` (commit {meta['commit']}, started {meta['when']}; "
                   f"{meta['machine']}; {meta['versions']}).", ""]
     lines += ["| variant | PIMC decides | margin per hand | paired with `agent` |", "|---|---|---|---|"]

@@ -2,7 +2,8 @@
 
 Players: ``random``, ``plain`` (ducking in Pigugnìn, greedy in the others), ``heuristic-v1`` (the 0.1
 heuristic, frozen), ``heuristic``, ``pretrained:GAME``, ``pimc``, ``ismcts`` (the search players at their
-default budgets). For every pair ``A, B`` the line-ups of ``train.evaluation.rating`` are played on the same
+default budgets), and ``pimc-v1`` where its defaults differ from PIMC's (learned playouts: Picchetto, Pigugnìn at
+four players); ``--players`` names others (``pretrained:picchetto_expert``). For every pair ``A, B`` the line-ups of ``train.evaluation.rating`` are played on the same
 ``--deals`` duplicate deals (every seat rotated): ``[A, B]`` in Picchetto, ``[A, B, ..., B]`` and
 ``[B, A, ..., A]`` in the others (one against the field). From the same games:
 
@@ -39,7 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.registry import make_agent  # noqa: E402
+from agents.registry import SEARCH_KINDS, make_agent  # noqa: E402
 from envs.core.errors import ConfigError  # noqa: E402
 from envs.registry import GAMES as SPECS  # noqa: E402
 from envs.registry import game_spec, make_raw_env  # noqa: E402
@@ -54,8 +55,13 @@ GAMES = {label: (spec.name, {**spec.single_hand, **flags})
 ROLES = ("hands", "played", "caller", "made", "contract", "partner", "defender")
 
 
-def players_for(game: str) -> list[str]:
-    return ["random", "plain", "heuristic-v1", "heuristic", f"pretrained:{game}", "pimc", "ismcts"]
+def players_for(game: str, flags: dict) -> list[str]:
+    """The shipped players; ``pimc-v1`` too where its defaults are not today's PIMC's (learned playouts)."""
+    search = game_spec(game).search
+    resolved = game_spec(game).resolve_flags(flags)
+    changed = search.pimc_defaults(resolved) != search.pimc_defaults(resolved, v1=True)
+    return ["random", "plain", "heuristic-v1", "heuristic", f"pretrained:{game}", "pimc",
+            *(["pimc-v1"] if changed else []), "ismcts"]
 
 
 def usable(specs: list[str], game: str, flags: dict) -> tuple[list[str], list[str]]:
@@ -128,11 +134,8 @@ def rate(specs: list[str], scores: list[dict[str, np.ndarray]], num_deals: int) 
                     "sigma": float(ratings[s].sigma)} for s in specs), key=lambda r: -r["ordinal"])
 
 
-SEARCH = ("pimc", "ismcts")
-
-
 def is_search(spec: str) -> bool:
-    return spec.partition(":")[0] in SEARCH
+    return spec.partition(":")[0] in SEARCH_KINDS
 
 
 def plan_lineups(specs: list[str], n: int, search_alone: bool) -> list[list[str]]:
@@ -285,7 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     for key in args.games:
         game, flags = GAMES[key]
         flags = {**flags, **extra}
-        wanted = [p.replace("GAME", game) for p in args.players] if args.players else players_for(game)
+        wanted = [p.replace("GAME", game) for p in args.players] if args.players else players_for(game, flags)
         specs, notes[key] = usable(wanted, game, flags)
         for note in notes[key]:
             print(f"{key}: {note}", flush=True)

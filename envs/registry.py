@@ -57,6 +57,13 @@ class SearchSpec:
     pimc_playout: str = "heuristic"
     #: PIMC: in trick play, solve every world exactly once the seat holds this many cards (0: never)
     pimc_endgame: int = 0
+    #: PIMC: defaults that differ for some flag values, ``((flag, value, ((keyword, default), ...)), ...)``,
+    #: e.g. network playouts only where the network was shown to make the search stronger
+    pimc_when: tuple[tuple[str, Any, tuple[tuple[str, Any], ...]], ...] = ()
+    #: ``pimc-v1``: the defaults that were PIMC's before the learned networks played its playouts (issue 22),
+    #: ``((keyword, default), ...)`` over the three above, without ``pimc_when``; every figure published
+    #: against PIMC before then names ``pimc-v1`` and reproduces with it
+    pimc_v1: tuple[tuple[str, Any], ...] = ()
     #: IS-MCTS: iterations per decision
     ismcts_iterations: int = 128
     #: a module with a fast exact endgame solver (`warm_up()`, `supported(rules, state)`,
@@ -66,6 +73,18 @@ class SearchSpec:
     #: "module:Class" of the opponent model of PIMC's `infer` (`Class(temperature)`: `informed(world, seat)`,
     #: `log_weight(world, seat)`, `reset()`); None: `infer` is refused
     opponent_model: str | None = None
+
+    def pimc_defaults(self, flags: Mapping[str, Any], v1: bool = False) -> dict[str, Any]:
+        """PIMC's default ``worlds``, ``playout`` and ``endgame`` for an env's resolved ``flags``; with ``v1``
+        those of ``pimc-v1`` (the frozen defaults of the published figures)."""
+        defaults: dict[str, Any] = {"worlds": self.pimc_worlds, "playout": self.pimc_playout,
+                                    "endgame": self.pimc_endgame}
+        if v1:
+            return {**defaults, **dict(self.pimc_v1)}
+        for flag, value, overrides in self.pimc_when:
+            if flags.get(flag) == value:
+                defaults.update(overrides)
+        return defaults
 
 
 @dataclass(frozen=True)
@@ -246,7 +265,10 @@ GAMES: dict[str, GameSpec] = {
             batched_heuristic_v1="agents.legacy.batched_pigugnin_v1:PigugninBatchedHeuristicV1",
             plain="agents.plain.pigugnin:DuckingAgent",
             plain_alias="ducking",
-            search=SearchSpec(pimc_worlds=40, ismcts_iterations=160),
+            # at four players the distilled network's playouts make a stronger search (docs/search-players.md);
+            # at five they do not, and the heuristic plays them
+            search=SearchSpec(pimc_worlds=40, ismcts_iterations=160,
+                              pimc_when=(("num_players", 4, (("playout", "pretrained:pigugnin_distilled"),)),)),
         ),
         GameSpec(
             name="picchetto",
@@ -263,8 +285,10 @@ GAMES: dict[str, GameSpec] = {
             batched_heuristic_v1="agents.legacy.batched_picchetto_v1:PicchettoBatchedHeuristicV1",
             plain="agents.plain.picchetto:GreedyAgent",
             plain_alias="greedy",
-            # the shipped network plays the playouts (agents/search/pimc.py: why), exact endgames from 3 cards
-            search=SearchSpec(pimc_worlds=64, pimc_playout="pretrained:picchetto_v1", pimc_endgame=3,
+            # a shipped network plays the playouts (agents/search/pimc.py: why; pimc-v1 the first one), exact
+            # endgames from 3 cards
+            search=SearchSpec(pimc_worlds=64, pimc_playout="pretrained:picchetto_distilled", pimc_endgame=3,
+                              pimc_v1=(("playout", "pretrained:picchetto_v1"),),
                               ismcts_iterations=192, endgame_solver="agents.search.picchetto_endgame",
                               opponent_model="agents.search.picchetto_discards:DiscardModel"),
         ),

@@ -10,8 +10,8 @@ At every decision the player:
    and call are pruned) in every world by ``playouts`` playouts to the end of the hand in
    progress, all at once on the game's batched engine: one ``VectorEnv`` of worlds x moves x
    playouts games, each world loaded once (``VectorEnv.load``) and copied, the playout policy acting
-   for every seat until each game's hand is over (Briscola and Pigugnìn: the numba heuristic,
-   ``agents/batched``; Picchetto: the shipped pretrained network, greedy, batched). A move's value in
+   for every seat until each game's hand is over (Briscola and Pigugnìn at five players: the numba heuristic,
+   ``agents/batched``; Picchetto and Pigugnìn at four: a shipped distilled network, greedy, batched). A move's value in
    a world is the seat's rewards summed over the playout (Briscola: the hand's credits; Pigugnìn: minus
    the busche paid, plus the outcome reward if the game ends; Picchetto: every point scored minus every
    point conceded, zero-sum); in Picchetto's trick play, once the seat holds ``endgame`` cards or fewer,
@@ -22,7 +22,7 @@ At every decision the player:
 |---|---|---|
 | ``worlds`` | the game's ``GameSpec.search.pimc_worlds``: 32 (Briscola), 40 (Pigugnìn), 64 (Picchetto) | worlds sampled per decision |
 | ``playouts`` | 1 | playouts per world and move (the heuristic and network playouts are deterministic: more only help ``playout="random"``) |
-| ``playout`` | ``GameSpec.search.pimc_playout``: ``"pretrained:picchetto_v1"`` in Picchetto, else ``"heuristic"`` | the policy of every seat in the playouts: ``"heuristic"`` (numba heuristic), ``"random"``, or a trained agent, ``"pretrained:GAME"`` or ``"ppo:PATH"`` (its most probable legal move; needs torch, ``pip install 'mazzo[train]'``) |
+| ``playout`` | ``GameSpec.search.pimc_defaults(flags)``: ``"pretrained:picchetto_distilled"`` in Picchetto, ``"pretrained:pigugnin_distilled"`` in Pigugnìn at four players, else ``"heuristic"`` (``pimc-v1``: ``"pretrained:picchetto_v1"`` in Picchetto, else ``"heuristic"``) | the policy of every seat in the playouts: ``"heuristic"`` (numba heuristic), ``"random"``, or a trained agent, ``"pretrained:GAME"`` or ``"ppo:PATH"`` (its most probable legal move; needs torch, ``pip install 'mazzo[train]'``) |
 | ``card_playout`` | None (``playout`` throughout) | a policy of the same kinds that plays the trick play of the playouts instead (the engine's ``trick_play_rows``), ``playout`` still playing the rest: ``pimc:card_playout=pretrained:briscola5`` lets the heuristic bid and call in Briscola's playouts and the network play the cards (a network that overbids is a poor model of the other seats' auction, ``docs/search-players.md``) |
 | ``endgame`` | ``GameSpec.search.pimc_endgame``: 3 in Picchetto, else 0 (off) | in trick play, once the seat holds at most this many cards (0-12), every world is solved exactly instead of played out: alpha-beta over every continuation with every card of the world known (Briscola: caller and partner against the defenders; Picchetto: the two players; Pigugnìn: the seat against all the others, paranoid). Picchetto: its ``GameSpec.search.endgame_solver``, ``agents.search.picchetto_endgame`` (numba; 5-6 cards still take well under a millisecond per world); the other games in Python (``agents.search.common.solve``), where 2-3 cards is the practical range |
 | ``infer`` | 0 (off) | only in a game with an opponent model (``GameSpec.search.opponent_model``: Picchetto's, ``agents.search.picchetto_discards``): its temperature, for the worlds once the opponent has exchanged: ``oversample`` x ``worlds`` worlds drawn, then ``worlds`` of them redrawn by the likelihood of the opponent's discards in each (``discard_likelihood``); 3.5 fits the pretrained agent's discards |
@@ -68,7 +68,7 @@ from agents.search.common import Playouts, SampledWorlds, clone, engine, require
 from envs.core.errors import ConfigError
 from envs.registry import GAMES, game_spec
 
-__all__ = ["PIMCAgent"]
+__all__ = ["PIMCAgent", "PIMCv1Agent"]
 
 
 def _positive_int(name: str, value: Any) -> int:
@@ -81,6 +81,8 @@ class PIMCAgent(BaseAgent):
     """Perfect Information Monte Carlo (see the module docstring)."""
 
     name = "pimc"
+    #: start from ``pimc-v1``'s defaults (``GameSpec.search.pimc_v1``) instead of today's
+    v1 = False
 
     def __init__(self, game: str, seed: int | None = None, flags: Mapping[str, Any] | None = None, *,
                  worlds: int | None = None, playouts: int = 1, playout: str | None = None,
@@ -90,17 +92,18 @@ class PIMCAgent(BaseAgent):
         super().__init__(game, seed=seed)
         self.flags = resolve_flags(game, flags)
         defaults = game_spec(game).search
-        self.worlds = _positive_int("worlds", defaults.pimc_worlds if worlds is None else worlds)
+        start = defaults.pimc_defaults(self.flags, v1=self.v1)
+        self.worlds = _positive_int("worlds", start["worlds"] if worlds is None else worlds)
         self.playouts = _positive_int("playouts", playouts)
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
                                     or not seconds > 0):
             raise ConfigError(f"invalid value {seconds!r} for 'seconds'; allowed: a number > 0 (or None)")
         self.seconds = None if seconds is None else float(seconds)
-        playout = defaults.pimc_playout if playout is None else playout
+        playout = start["playout"] if playout is None else playout
         self.engine = Playouts(game, self.flags, playout, card_playout)
         self.playout = playout
         self.card_playout = card_playout
-        endgame = defaults.pimc_endgame if endgame is None else endgame
+        endgame = start["endgame"] if endgame is None else endgame
         if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= 12:
             raise ConfigError(f"invalid value {endgame!r} for 'endgame'; allowed: an int 0..12 (0: off)")
         self.endgame = int(endgame)
@@ -220,3 +223,13 @@ class PIMCAgent(BaseAgent):
     def __repr__(self) -> str:
         return (f"PIMCAgent(game={self.game!r}, worlds={self.worlds}, playouts={self.playouts}, "
                 f"playout={self.playout!r}, card_playout={self.card_playout!r}, seconds={self.seconds})")
+
+
+class PIMCv1Agent(PIMCAgent):
+    """``pimc-v1``: PIMC at the defaults it had before the learned networks played its playouts (issue 22):
+    ``pretrained:picchetto_v1``'s playouts in Picchetto, the heuristic's in Pigugnìn at four players too. The
+    keywords are PIMC's; only the defaults differ (``GameSpec.search.pimc_v1``). Every figure published against
+    PIMC before then is a figure against this player."""
+
+    name = "pimc-v1"
+    v1 = True

@@ -25,7 +25,7 @@ pytest.importorskip("numba")
 
 from agents.search.common import PerfectInformation, Playouts, clone, engine, worlds_module  # noqa: E402
 from agents.search.ismcts import ISMCTSAgent  # noqa: E402
-from agents.search.pimc import PIMCAgent  # noqa: E402
+from agents.search.pimc import PIMCAgent, PIMCv1Agent  # noqa: E402
 
 CASES = [
     ("briscola5", {}),
@@ -108,11 +108,12 @@ def test_same_seed_same_moves(cls, game, flags):
 
 #: seeded episodes of the search players (seats 0 and n-1, heuristics elsewhere, deal seed 3): the sha256 of the
 #: moves and their number, as played before the games' facts moved into the engines and GameSpec (issue 19). A
-#: refactor must not change one decision; a deliberate change of a search player updates these.
+#: refactor must not change one decision; a deliberate change of a search player updates these. (Pigugnìn's row is
+#: ``pimc-v1``: the heuristic's playouts these moves were pinned with, now a four-player ``pimc``'s are a network's.)
 PINNED = [
     ("briscola5", {}, PIMCAgent, {"worlds": 4}, "5e37eee63fc36cd4", 50),
     ("briscola5", {}, ISMCTSAgent, {"iterations": 16, "batch": 8}, "032ebff3593ac00f", 52),
-    ("pigugnin", {"episode": "hand"}, PIMCAgent, {"worlds": 3, "endgame": 2}, "05640b5f9818d770", 40),
+    ("pigugnin", {"episode": "hand"}, PIMCv1Agent, {"worlds": 3, "endgame": 2}, "05640b5f9818d770", 40),
     ("pigugnin", {"episode": "hand", "num_players": 5}, ISMCTSAgent, {"iterations": 16, "batch": 8},
      "67b5c3f0d2d8fc3e", 40),
     ("picchetto", {"episode": "hand"}, ISMCTSAgent, {"iterations": 16, "batch": 8}, "b4bcbb75ea8d4f98", 32),
@@ -173,19 +174,61 @@ def test_bad_budget_raises_config_error(spec):
 
 
 def test_picchetto_defaults_and_keywords():
-    """Picchetto's PIMC plays out with the first batched pretrained network (``pretrained:picchetto_v1``, which its
-    published figures used) by default; one keyword brings back the heuristic,
-    a larger budget or the opponent model."""
+    """Picchetto's PIMC plays out with the shipped distilled network by default, ``pimc-v1`` (the PIMC of the figures
+    published before it) with the first batched one (``pretrained:picchetto_v1``); one keyword brings back the
+    heuristic, a larger budget or the opponent model."""
     from agents.search.common import NetworkRows
     from envs.registry import game_spec
 
     agent = make_agent("pimc", "picchetto", seed=0, flags={"episode": "hand"})
-    assert (agent.playout, agent.worlds, agent.endgame, agent.infer) == ("pretrained:picchetto_v1", 64, 3, 0.0)
+    assert (agent.playout, agent.worlds, agent.endgame, agent.infer) == ("pretrained:picchetto_distilled", 64, 3, 0.0)
     assert game_spec("picchetto").search.pimc_worlds == 64 and agent.model is None
     assert isinstance(agent.engine._base, NetworkRows)
+    v1 = make_agent("pimc-v1", "picchetto", seed=0, flags={"episode": "hand"})
+    assert (v1.name, v1.playout, v1.worlds, v1.endgame) == ("pimc-v1", "pretrained:picchetto_v1", 64, 3)
+    assert make_agent("pimc-v1:playout=heuristic", "picchetto", seed=0).playout == "heuristic"
     other = make_agent("pimc:playout=heuristic,worlds=96,infer=3.5,oversample=2,endgame=6", "picchetto", seed=0)
     assert (other.playout, other.worlds, other.infer, other.oversample, other.endgame) == ("heuristic", 96, 3.5, 2, 6)
     assert make_agent("pimc", "briscola5", seed=0).playout == "heuristic"
+
+
+@pytest.mark.parametrize(("game", "flags", "playout", "playout_v1"), [
+    ("pigugnin", {}, "pretrained:pigugnin_distilled", "heuristic"),
+    ("pigugnin", {"num_players": 5}, "heuristic", "heuristic"),
+    ("briscola5", {}, "heuristic", "heuristic"),
+], ids=["pigugnin-4p", "pigugnin-5p", "briscola5"])
+def test_the_network_playouts_are_the_default_only_where_they_made_pimc_stronger(game, flags, playout, playout_v1):
+    """Pigugnìn's PIMC plays out with the distilled network at four players (+0.183 busche per hand over the
+    heuristic's playouts, docs/search-players.md), not at five; Briscola's keeps the heuristic."""
+    if playout.startswith("pretrained:"):
+        pytest.importorskip("torch")
+    assert make_agent("pimc", game, seed=0, flags=flags).playout == playout
+    assert make_agent("pimc-v1", game, seed=0, flags=flags).playout == playout_v1
+
+
+def test_pimc_v1_plays_as_pimc_did_with_the_old_defaults():
+    """``pimc-v1`` is PIMC with the old defaults and nothing else: on a whole Pigugnìn hand it makes the moves of
+    ``pimc:playout=heuristic`` with the same seed, and the new default (network playouts) differs somewhere."""
+    pytest.importorskip("torch")
+    env = make_raw_env("pigugnin", episode="hand")
+    specs = ("pimc-v1", "pimc:playout=heuristic", "pimc")
+    players = {spec: [make_agent(spec, "pigugnin", seed=3 + seat, flags={"episode": "hand"}) for seat in range(4)]
+               for spec in specs}
+    moves: dict[str, list[int]] = {spec: [] for spec in specs}
+    for deal in range(2):
+        env.reset(seed=deal)
+        for agent in (a for seats in players.values() for a in seats):
+            agent.reset()
+        while not env.episode_over:
+            name = env.agent_selection
+            obs = env.observe(name)
+            seat = env.agent_name_mapping[name]
+            chosen = {spec: players[spec][seat].act(obs) for spec in specs}
+            for spec, action in chosen.items():
+                moves[spec].append(action)
+            env.step(chosen["pimc-v1"])
+    assert moves["pimc-v1"] == moves["pimc:playout=heuristic"]
+    assert moves["pimc"] != moves["pimc-v1"]
 
 
 def test_network_playout_plays_the_agents_moves():

@@ -7,8 +7,8 @@ the table (JSON, CSV); the rest needs an extra:
 |--------------|---------------------------------------------------------|------------------------------|
 | ``matplotlib`` | the charts ``eval.png`` and ``rating.png`` (without it: a note, and no chart) | ``pip install 'mazzo[plot]'`` |
 | ``openskill``  | ratings (``--rating``)                                | ``pip install 'mazzo[train]'`` |
-| ``torch``      | trained players (``ppo:PATH``, ``pretrained:GAME``; Picchetto's default PIMC playouts) | ``pip install 'mazzo[train]'`` |
-| ``numba``      | the search players (``pimc``, ``ismcts``)             | ``pip install 'mazzo[vector]'`` |
+| ``torch``      | trained players (``ppo:PATH``, ``pretrained:GAME``; the default PIMC playouts of Picchetto and four-player Pigugnìn) | ``pip install 'mazzo[train]'`` |
+| ``numba``      | the search players (``pimc``, ``pimc-v1``, ``ismcts``) | ``pip install 'mazzo[vector]'`` |
 | ``ray``        | ``--backend ray``                                     | ``pip install 'mazzo[ray]'``   |
 | ``tqdm``       | the live progress bar on a terminal (without it: a progress line every few deals) | ``pip install 'mazzo[train]'`` |
 
