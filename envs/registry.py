@@ -48,8 +48,9 @@ def _resolve(path: str) -> Any:
 class SearchSpec:
     """What the search players (`agents/search`) use in one game by default.
 
-    The default budgets each stay under 100 ms of CPU per decision on a 2-core machine (measured
-    by `benchmarks/search_speed.py`; the search players' docstrings give the figures)."""
+    The default budgets each stay under 100 ms of CPU per decision on a 2-core machine at the median (measured
+    by `benchmarks/search_speed.py`; the search players' docstrings give the figures); four-player Pigugnìn's
+    PIMC, whose playouts a 3 x 512 network plays, takes about 150 ms at the 95th percentile."""
 
     #: PIMC: worlds sampled per decision
     pimc_worlds: int = 32

@@ -39,19 +39,24 @@ policy and best-responds to it: +3.85 [+1.90, +5.79] over the same 100 deals (48
 ``pretrained:picchetto_v1`` (the first batched checkpoint; ``pretrained:picchetto`` is now the scaling study's
 stronger one). With the stronger network in the playouts PIMC scored +1.63 [-0.67, +3.93] points per hand
 against PIMC with ``_v1`` (100 duplicate deals, ``python -m train.evaluate --game picchetto --flag episode=hand
---players pimc:playout=pretrained:picchetto pimc --deals 100 --seed 0``): not shown stronger, so the default
-stays ``_v1`` and every published PIMC figure reproduces.
+--players pimc:playout=pretrained:picchetto pimc-v1 --deals 100 --seed 0``): not shown stronger. The distilled
+network (``pretrained:picchetto_distilled``) in the playouts scored +1.099 [+0.508, +1.691] (1,000 deals), and has
+been the default since 2026-12-06; in Pigugnìn at four players ``pretrained:pigugnin_distilled``'s playouts
+scored +0.183 [+0.097, +0.269] busche per hand over the heuristic's (200 deals), and are the default there. At five
+players and in Briscola no network made PIMC stronger (``docs/search-players.md``). ``pimc-v1``
+(``PIMCv1Agent``) keeps the earlier defaults, the PIMC of every figure published before then.
 
-The default budget stays under 100 ms of CPU per decision on the project's 2-core machine. Milliseconds per
-decision with a choice, median / p95, at a load average of 0.9 (wall = CPU;
-``python benchmarks/search_speed.py --decisions 40 --players pimc ismcts``): Briscola 24 / 46, Pigugnìn 11 / 23
-(5 players 12 / 30). Picchetto (network playouts, 64 worlds, exact endgames from 3 cards): 30 / 56 of CPU at a
-load average of 2.2-2.4 (``python benchmarks/search_speed.py --games picchetto --players pimc --decisions 200``). At a load
-average of 8 from other jobs the CPU time stays about the same and the wall time is 3-5x.
-``pimc:worlds=128`` searches four times as many worlds in Briscola (103 / 239 ms of CPU).
+The default budget stays under 100 ms of CPU per decision at the median on the project's 2-core machine.
+Milliseconds per decision with a choice, median / p95, at a load average of 0.9 (wall = CPU;
+``python benchmarks/search_speed.py --decisions 40 --players pimc ismcts``, before the network playouts of
+2026-12-06): Briscola 24 / 46, Pigugnìn 11 / 23 (5 players 12 / 30). With the network playouts (``python
+benchmarks/search_speed.py --games pigugnin pigugnin5 picchetto --players pimc pimc-v1 --decisions 60``, load 2.2):
+Pigugnìn at four players 57 / 151 (``pimc-v1`` 7 / 16), Picchetto 34 / 66 (``pimc-v1`` 28 / 43; 64 worlds, exact
+endgames from 3 cards). At a load average of 8 from other jobs the CPU time stays about the same and the wall time
+is 3-5x. ``pimc:worlds=128`` searches four times as many worlds in Briscola (103 / 239 ms of CPU).
 With the default (world-counted) budget the player is deterministic for a given seed. It needs numba
-(``pip install 'mazzo[vector]'``), and in Picchetto torch for the network playouts (``mazzo[train]``;
-``pimc:playout=heuristic`` without it).
+(``pip install 'mazzo[vector]'``), and in Picchetto and four-player Pigugnìn torch for the network playouts
+(``mazzo[train]``; ``pimc:playout=heuristic`` without it).
 """
 
 from __future__ import annotations
