@@ -168,7 +168,7 @@ def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_meas
     distilled = runs / "picchetto" / "distilled_best.mazzo.zip"
     from agents.checkpoint import read_metadata
 
-    assert read_metadata(distilled)["distilled"]["teacher"] == "pimc"
+    assert read_metadata(distilled)["distilled"]["teacher"] == "pimc-v1"  # the published rounds' PIMC by default
     assert entry["growth"]["n_deals"] == 8 and entry["pimc"]["n_deals"] == 2
     assert "| alone among PIMC |" in out.read_text()
     before = (runs / "picchetto" / "demos_3_777_w2.npz").stat().st_mtime_ns
@@ -189,7 +189,7 @@ def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_meas
     assert entry["held_out_decisions"] == (hands == 2).sum()  # held out: this collection's last deal only
     assert entry["own_decisions"]["start"]["decisions"] == by_learner[hands == 2].sum()
     assert entry["behaviour"] == "start" and entry["with_demos"] == [str(earlier)]
-    assert "the start agent at one seat, PIMC at the others and earlier collections" in out.read_text()
+    assert "the start agent at one seat, `pimc-v1` at the others and earlier collections" in out.read_text()
     network = read_metadata(runs / "picchetto" / "distilled_dagger.mazzo.zip")["network"]  # --hidden: a new shape
     assert network["pi"] == [16, 8] and network["activation"] == "ReLU" and entry["setup"]["hidden"] == [16, 8]
     with pytest.raises(SystemExit, match="--teacher: 'heuristic' is not a PIMC spec"):

@@ -367,7 +367,8 @@ def _picchetto_moves_that_differ(agent, other, deals: int) -> int:
 
 @pytest.mark.parametrize("name, teacher, start", [
     # on-policy rounds of default PIMC's values, on the trick play, then on every phase (benchmarks/distill_pimc.md,
-    # dagger_tricks to dagger_tricks7, then dagger_all8 and dagger_fresh9 to dagger_fresh12)
+    # dagger_tricks to dagger_tricks7, then dagger_all8 and dagger_fresh9 to dagger_fresh12); "pimc" then had the
+    # defaults that pimc-v1 keeps
     ("picchetto_distilled", "pimc", "picchetto"),
     # expert iteration from it (expert1 to expert3): the teacher is PIMC playing out with picchetto_distilled, which
     # therefore keeps its name and file
