@@ -42,7 +42,9 @@ against PIMC with ``_v1`` (100 duplicate deals, ``python -m train.evaluate --gam
 --players pimc:playout=pretrained:picchetto pimc-v1 --deals 100 --seed 0``): not shown stronger. The distilled
 network (``pretrained:picchetto_distilled``) in the playouts scored +1.099 [+0.508, +1.691] (1,000 deals), and has
 been the default since 2026-12-06; in Pigugnìn at four players ``pretrained:pigugnin_distilled``'s playouts
-scored +0.183 [+0.097, +0.269] busche per hand over the heuristic's (200 deals), and are the default there. At five
+scored +0.183 [+0.097, +0.269] busche per hand over the heuristic's (200 deals), and are the default there,
+though among three heuristics, which the heuristic's playouts model exactly, they do worse (-0.131 [-0.221, -0.041],
+paired, 200 deals). At five
 players and in Briscola no network made PIMC stronger (``docs/search-players.md``). ``pimc-v1``
 (``PIMCv1Agent``) keeps the earlier defaults, the PIMC of every figure published before then.
 
