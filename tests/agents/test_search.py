@@ -206,6 +206,29 @@ def test_the_network_playouts_are_the_default_only_where_they_made_pimc_stronger
     assert make_agent("pimc-v1", game, seed=0, flags=flags).playout == playout_v1
 
 
+def test_the_network_playouts_play_whole_pigugnin_games_too():
+    """The default ``episode="game"`` (busche carried from hand to hand): four-player PIMC's network playouts stop at
+    the end of the hand in progress and its moves are legal into the second hand."""
+    pytest.importorskip("torch")
+    from agents.search.common import NetworkRows
+
+    env = make_raw_env("pigugnin")
+    env.reset(seed=4)
+    searcher = make_agent("pimc:worlds=2", "pigugnin", seed=0)
+    assert isinstance(searcher.engine._base, NetworkRows)
+    others = [make_agent("heuristic", "pigugnin", seed=s) for s in range(4)]
+    moves = 0
+    while not env.episode_over and moves < 12:  # ten cards a hand at four players: two moves into the second hand
+        name = env.agent_selection
+        obs = env.observe(name)
+        seat = env.agent_name_mapping[name]
+        action = searcher.act(obs) if seat == 0 else others[seat].act(obs)
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+        moves += seat == 0
+    assert moves == 12 and not env.episode_over
+
+
 def test_pimc_v1_plays_as_pimc_did_with_the_old_defaults():
     """``pimc-v1`` is PIMC with the old defaults and nothing else: on a whole Pigugnìn hand it makes the moves of
     ``pimc:playout=heuristic`` with the same seed, and the new default (network playouts) differs somewhere."""
