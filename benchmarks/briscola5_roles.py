@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import _meta, _pct, fmt  # noqa: E402
+from learning import PIMC_PANEL, _meta, _pct, fmt  # noqa: E402
 from role_probe import HybridProbe, measure_variants, probe_arguments  # noqa: E402
 
 from envs.briscola5.game import PASS  # noqa: E402
@@ -83,7 +83,7 @@ def measure(variant: str, deals: int, seed: int) -> dict:
     """The variant alone among PIMC players: its margin per hand, its figures and the field's."""
     from train.evaluation.core import evaluate
 
-    res = evaluate(GAME, [RoleProbe(variant)], field="pimc", num_deals=deals, seed=seed, workers=1)
+    res = evaluate(GAME, [RoleProbe(variant)], field=PIMC_PANEL, num_deals=deals, seed=seed, workers=1)
     player, field = res.table[0], res.field_row
     return {"margin": res.margin["per_hand"], "n_deals": deals,
             "figures": {k: player["figures"][k] for k in FIGURES},

@@ -2,9 +2,10 @@
 decisions, and the command line that measures each variant of it against PIMC.
 
 A probe's variants differ in which roles PIMC takes: ``HybridProbe(game, name, role, pimc_roles)`` plays
-``pretrained:GAME`` and hands PIMC (``pimc-v1``, the PIMC of the published probes: ``learning.PIMC_PANEL``) every decision whose ``role(observation)`` is in
-``pimc_roles``, reading only the seat's own observation. PIMC sees every observation, so its tracker of the hand stays
-whole. These are probes, not players: the hybrids are built in the benchmarks only.
+``pretrained:GAME`` and hands PIMC (``pimc-v1``, the PIMC of the published probes: ``learning.PIMC_PANEL``) every
+decision whose ``role(observation)`` is in ``pimc_roles``, reading only the seat's own observation. PIMC sees every
+observation, so its tracker of the hand stays whole. These are probes, not players: the hybrids are built in the
+benchmarks only.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
+
+from learning import PIMC_PANEL  # the probes' scripts put benchmarks/ on sys.path before importing this module
 
 
 class HybridProbe:
@@ -28,8 +31,6 @@ class HybridProbe:
         self.role = role
         self.pimc_roles = frozenset(pimc_roles)
         self.net = make_agent(f"pretrained:{game}", game, seed=0)
-        from learning import PIMC_PANEL
-
         self.pimc = make_agent(PIMC_PANEL, game, seed=0) if self.pimc_roles else None
 
     def act(self, observation: dict) -> int:
