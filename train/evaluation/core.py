@@ -224,10 +224,13 @@ def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[Pr
         if interrupted:  # a Ctrl-C while the workers started: honoured now
             raise KeyboardInterrupt
 
+    pool = None
     try:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
         futures = [pool.submit(run_chunk, job, chunk) for chunk in chunks]
     except BaseException:
+        if pool is not None:  # no caller will stop it: its workers may already be running
+            _stop_pool(pool)
         restore()
         raise
     return pool, futures, restore
