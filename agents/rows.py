@@ -21,6 +21,7 @@ start's teacher), and anything else that steps many games (a vector env, search 
 | ``heuristic`` | the game's batched heuristic (``GameSpec.batched_heuristic``, ``batched_heuristic_class``; all three games have one), else ``AgentRows`` over the Python heuristic |
 | ``heuristic-python`` | ``AgentRows`` over the Python heuristic (``make_agent("heuristic", game)``), whatever exists |
 | ``heuristic-v1`` | the frozen numba port of the 0.1 heuristic (``GameSpec.batched_heuristic_v1``, ``agents/legacy/``) |
+| ``heuristic-overbid[:SHIFT]`` | a training opponent of a game with an auction (``GameSpec.batched_overbidder``, Briscola): the heuristic bidding as if its hand were worth ``SHIFT`` more card points (default 10) |
 | ``plain``, ``ducking``, ``greedy`` | the numba port of the game's plain player (``batched_plain_class``: the class named like the Python player, ``GameSpec.plain``, in the module of the game's batched heuristic; all three games have one), else ``AgentRows`` over the Python player |
 | ``ppo:PATH``, ``pretrained:GAME`` | ``ActorRows`` over the checkpoint's actor (safe format), greedy like ``make_agent`` |
 | (a network in memory) | ``ActorRows(actor, ...)``: greedy, or sampling its policy (self-play snapshots) |
@@ -49,13 +50,14 @@ import numpy as np
 
 from agents.base import Agent
 from envs.core.errors import ConfigError
-from envs.registry import game_spec
+from envs.registry import GAMES, game_spec
 
 __all__ = ["OpponentPolicy", "MaskedRandom", "AgentRows", "ActorRows", "make_opponent", "batched_heuristic_class",
            "batched_plain_class",
            "opponent_specs", "parse_opponents", "OPPONENT_SPECS"]
 
-OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "heuristic-v1", "plain", "ppo:PATH", "pretrained:GAME")
+OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "heuristic-v1", "heuristic-overbid[:SHIFT]", "plain",
+                  "ppo:PATH", "pretrained:GAME")
 
 
 @runtime_checkable
@@ -169,6 +171,8 @@ def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any
             raise ConfigError(f"opponent 'heuristic-v1' is not available for {game} (no GameSpec.batched_heuristic_v1)")
         return cls(game, seed=seed, flags=dict(flags))
     kind, _, arg = spec.partition(":")
+    if kind == "heuristic-overbid":
+        return _overbidder(spec, arg, game, flags, seed)
     if kind in ("ppo", "pretrained") and arg:
         agent = make_agent(spec, game, seed=seed, flags=dict(flags))  # the safe loader and its checks
         return ActorRows(agent.actor, name=spec, greedy=True, seed=seed)
@@ -177,6 +181,21 @@ def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any
         cls = batched_plain_class(game)
         return cls(game, seed=seed, flags=dict(flags)) if cls is not None else AgentRows(agent, name=spec)
     raise ConfigError(f"unknown opponent {spec!r}; known opponents: {', '.join(OPPONENT_SPECS)}")
+
+
+def _overbidder(spec: str, arg: str, game: str, flags: dict[str, Any], seed: int) -> Any:
+    """``heuristic-overbid[:SHIFT]``: the game's ``batched_overbidder`` (``ConfigError`` if it has none)."""
+    cls = batched_heuristic_class(game, "batched_overbidder")
+    if cls is None:
+        with_one = [name for name in GAMES if GAMES[name].batched_overbidder]
+        raise ConfigError(f"opponent {spec!r} is not available for {game} (no auction to overbid in; games with "
+                          f"one: {', '.join(with_one)})")
+    if not arg:
+        return cls(game, seed=seed, flags=dict(flags))
+    if not arg.isdigit():
+        raise ConfigError(f"invalid opponent {spec!r}; allowed: 'heuristic-overbid' or 'heuristic-overbid:SHIFT', "
+                          "SHIFT an int 0..60 (card points added to the hand estimate in the auction)")
+    return cls(game, seed=seed, flags=dict(flags), shift=int(arg))
 
 
 # -- the `opponents` value of a config or an env --------------------------------------------------------------------

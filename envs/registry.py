@@ -109,6 +109,7 @@ class GameSpec:
     | `heuristic_v1` | "module:Class" or None | the heuristic as shipped in Mazzo 0.1, frozen (spec `heuristic-v1`) |
     | `batched_heuristic` | "module:Class" or None | the numba port of the heuristic (`Class(game, seed=, flags=)`, `act(obs, mask)` on many rows; the shipped ports are also exported under the Python heuristic's class name) |
     | `batched_heuristic_v1` | "module:Class" or None | the numba port of `heuristic_v1` |
+    | `batched_overbidder` | "module:Class" or None | a numba heuristic that bids above its hand (`Class(game, seed=, flags=, shift=)`): the training opponent `heuristic-overbid[:SHIFT]` of a game with an auction |
     | `plain` | "module:Class" or None | the plain baseline (spec `plain`) |
     | `plain_alias` | str or None | the plain baseline's other spec name ("greedy", "ducking") |
     | `search` | `SearchSpec` | the search players' defaults in this game |
@@ -140,6 +141,8 @@ class GameSpec:
     batched_heuristic: str | None = None
     #: "module:Class" of the numba port of the 0.1 heuristic
     batched_heuristic_v1: str | None = None
+    #: "module:Class" of the numba heuristic that overbids (training opponent `heuristic-overbid`)
+    batched_overbidder: str | None = None
     #: "module:Class" of the plain baseline
     plain: str | None = None
     #: the plain baseline's other name
@@ -246,6 +249,7 @@ GAMES: dict[str, GameSpec] = {
             heuristic_v1="agents.legacy.briscola5_heuristic_v1:Briscola5HeuristicV1",
             batched_heuristic="agents.batched.briscola5:Briscola5Heuristic",
             batched_heuristic_v1="agents.legacy.batched_briscola5_v1:Briscola5BatchedHeuristicV1",
+            batched_overbidder="agents.batched.briscola5:Briscola5BatchedOverbidder",
             plain="agents.plain.briscola5:GreedyAgent",
             plain_alias="greedy",
             search=SearchSpec(pimc_worlds=32, ismcts_iterations=128),

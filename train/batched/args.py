@@ -56,7 +56,7 @@ class Args(PPOArgs):
     seat: str | int = "random"
     """the learner's seat in the other games: 'random' (drawn per game), 'rotate' (next seat each game) or a seat number"""
     opponents: str | list = "random"
-    """opponents at the other seats: a spec, a comma-separated string or a list (random, heuristic, heuristic-python, ppo:PATH, pretrained:GAME), drawn uniformly per seat and game"""
+    """opponents at the other seats: a spec, a comma-separated string or a list (random, heuristic, heuristic-python, heuristic-v1, heuristic-overbid[:SHIFT] in Briscola, plain, ppo:PATH, pretrained:GAME; agents.rows), drawn uniformly per seat and game"""
     snapshot_every: int = 200_000
 
     anneal_lr: bool = False
