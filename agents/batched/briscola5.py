@@ -445,7 +445,7 @@ class Briscola5BatchedOverbidder(Briscola5BatchedHeuristic):
     table's last row), and calls and plays exactly as the heuristic. Why: PIMC pushes Briscola's auction to a
     mean contract of 99 and makes few of its contracts, so a learner that meets only the heuristic (mean
     contract 88) rarely defends against contracts that high. Five of these at one table (4,000 deals of the
-    batched engine, `tests/agents/test_batched_overbidder.py` checks the direction):
+    batched engine, exact for the seed: `python benchmarks/overbid_table.py`):
 
     | `shift` | mean contract | contracts made |
     |---|---|---|

@@ -18,6 +18,7 @@ from envs.core.errors import ConfigError  # noqa: E402
 from envs.registry import make_vector_env  # noqa: E402
 
 PHASE = LAYOUT.fields["phase"].obs_offset
+PHASES = LAYOUT.fields["phase"].shape[0]
 
 
 def table(player_spec: str, num_games: int = 2000, seed: int = 3):
@@ -36,7 +37,7 @@ def table(player_spec: str, num_games: int = 2000, seed: int = 3):
             if len(rows):
                 obs, mask = env.obs[rows], env.mask[rows]
                 actions[rows] = player.act(obs, mask)
-                auction = np.argmax(obs[:, PHASE:PHASE + 4], axis=1) == AUCTION
+                auction = np.argmax(obs[:, PHASE:PHASE + PHASES], axis=1) == AUCTION
                 moves.append((auction, actions[rows].copy(), heuristic.act(obs, mask)))
         env.step(actions, active=live)
     auction, mine, theirs = (np.concatenate(parts) for parts in zip(*moves, strict=True))

@@ -32,12 +32,17 @@ import numpy as np
 
 from train.evaluation.stats import mean_ci
 
-__all__ = ["play_seated", "batched_margin"]
+__all__ = ["play_seated", "play_table", "batched_margin"]
 
 
 def play_seated(game: str, flags: dict[str, Any], seats: list[Any], num_games: int, seed: int) -> np.ndarray:
     """One episode in each of ``num_games`` games, ``seats[s]`` (a row player) at seat ``s``; returns the
     returns, float64 ``(num_games, n)``. The same ``seed`` deals the same cards to game ``i``."""
+    return play_table(game, flags, seats, num_games, seed)[0]
+
+
+def play_table(game: str, flags: dict[str, Any], seats: list[Any], num_games: int, seed: int) -> tuple[np.ndarray, Any]:
+    """``play_seated``, and the finished vector env (its ``state`` arrays hold how each game ended)."""
     from envs.registry import make_vector_env
 
     env = make_vector_env(game, num_games, autoreset=False, **flags)
@@ -53,7 +58,7 @@ def play_seated(game: str, flags: dict[str, Any], seats: list[Any], num_games: i
                 actions[rows] = player.act(env.obs[rows], env.mask[rows])
         _, _, rewards, _, _, _ = env.step(actions, active=live)
         totals[live] += rewards[live]
-    return totals
+    return totals, env
 
 
 def _player(p: Any, game: str, flags: dict[str, Any], seed: int, seat: int) -> Any:
