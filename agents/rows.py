@@ -22,9 +22,16 @@ start's teacher), and anything else that steps many games (a vector env, search 
 | ``heuristic-python`` | ``AgentRows`` over the Python heuristic (``make_agent("heuristic", game)``), whatever exists |
 | ``heuristic-v1`` | the frozen numba port of the 0.1 heuristic (``GameSpec.batched_heuristic_v1``, ``agents/legacy/``) |
 | ``heuristic-overbid[:SHIFT]`` | a training opponent of a game with an auction (``GameSpec.batched_overbidder``, Briscola): the heuristic bidding as if its hand were worth ``SHIFT`` more card points (default 10) |
+| ``heuristic-seer[:SHIFT]`` | a training opponent that cheats (``GameSpec.batched_seer``, Briscola): the heuristic knowing the partner and the foes' cards, bidding like ``heuristic-overbid:SHIFT`` (default 0); it reads hidden rows (below) |
 | ``plain``, ``ducking``, ``greedy`` | the numba port of the game's plain player (``batched_plain_class``: the class named like the Python player, ``GameSpec.plain``, in the module of the game's batched heuristic; all three games have one), else ``AgentRows`` over the Python player |
 | ``ppo:PATH``, ``pretrained:GAME`` | ``ActorRows`` over the checkpoint's actor (safe format), greedy like ``make_agent`` |
 | (a network in memory) | ``ActorRows(actor, ...)``: greedy, or sampling its policy (self-play snapshots) |
+
+A player with ``sees_hidden = True`` (the seer) is called ``act(obs, mask, hidden)``, ``hidden`` the
+``vector_env.privileged`` rows of the same seats: every caller that steps a batched engine calls players
+through ``decide(player, env, rows)``, which passes them. Such a player is a training opponent only (the
+trainer, the batched Gymnasium vector env, the batched evaluation's tables); no exported player reads hidden
+cards.
 
 The search players (``pimc``, ``ismcts``) are not row players: they remember their seat's episode
 (``agents/search``), and rows of many games arrive in any order.
@@ -52,12 +59,12 @@ from agents.base import Agent
 from envs.core.errors import ConfigError
 from envs.registry import GAMES, game_spec
 
-__all__ = ["OpponentPolicy", "MaskedRandom", "AgentRows", "ActorRows", "make_opponent", "batched_heuristic_class",
-           "batched_plain_class",
+__all__ = ["OpponentPolicy", "MaskedRandom", "AgentRows", "ActorRows", "make_opponent", "decide",
+           "batched_heuristic_class", "batched_plain_class",
            "opponent_specs", "parse_opponents", "OPPONENT_SPECS"]
 
-OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "heuristic-v1", "heuristic-overbid[:SHIFT]", "plain",
-                  "ppo:PATH", "pretrained:GAME")
+OPPONENT_SPECS = ("random", "heuristic", "heuristic-python", "heuristic-v1", "heuristic-overbid[:SHIFT]",
+                  "heuristic-seer[:SHIFT]", "plain", "ppo:PATH", "pretrained:GAME")
 
 
 @runtime_checkable
@@ -171,8 +178,8 @@ def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any
             raise ConfigError(f"opponent 'heuristic-v1' is not available for {game} (no GameSpec.batched_heuristic_v1)")
         return cls(game, seed=seed, flags=dict(flags))
     kind, _, arg = spec.partition(":")
-    if kind == "heuristic-overbid":
-        return _overbidder(spec, arg, game, flags, seed)
+    if kind in _SHIFTED:
+        return _shifted(spec, kind, arg, game, flags, seed)
     if kind in ("ppo", "pretrained") and arg:
         agent = make_agent(spec, game, seed=seed, flags=dict(flags))  # the safe loader and its checks
         return ActorRows(agent.actor, name=spec, greedy=True, seed=seed)
@@ -183,19 +190,35 @@ def make_opponent(spec: str, game: str, flags: dict[str, Any], seed: int) -> Any
     raise ConfigError(f"unknown opponent {spec!r}; known opponents: {', '.join(OPPONENT_SPECS)}")
 
 
-def _overbidder(spec: str, arg: str, game: str, flags: dict[str, Any], seed: int) -> Any:
-    """``heuristic-overbid[:SHIFT]``: the game's ``batched_overbidder`` (``ConfigError`` if it has none)."""
-    cls = batched_heuristic_class(game, "batched_overbidder")
+#: the heuristics with a bid shift: spec -> (the GameSpec field of their class, what the game needs for one)
+_SHIFTED = {"heuristic-overbid": ("batched_overbidder", "no auction to overbid in"),
+            "heuristic-seer": ("batched_seer", "no seer written for it")}
+
+
+def _shifted(spec: str, kind: str, arg: str, game: str, flags: dict[str, Any], seed: int) -> Any:
+    """``heuristic-overbid[:SHIFT]``, ``heuristic-seer[:SHIFT]``: the game's class for ``kind`` (``ConfigError`` if it
+    has none, or if SHIFT is not an int)."""
+    field, why = _SHIFTED[kind]
+    cls = batched_heuristic_class(game, field)
     if cls is None:
-        with_one = [name for name in GAMES if GAMES[name].batched_overbidder]
-        raise ConfigError(f"opponent {spec!r} is not available for {game} (no auction to overbid in; games with "
+        with_one = [name for name in GAMES if getattr(GAMES[name], field)]
+        raise ConfigError(f"opponent {spec!r} is not available for {game} ({why}; games with "
                           f"one: {', '.join(with_one)})")
     if not arg:
         return cls(game, seed=seed, flags=dict(flags))
     if not arg.isdigit():
-        raise ConfigError(f"invalid opponent {spec!r}; allowed: 'heuristic-overbid' or 'heuristic-overbid:SHIFT', "
+        raise ConfigError(f"invalid opponent {spec!r}; allowed: {kind!r} or '{kind}:SHIFT', "
                           "SHIFT an int 0..60 (card points added to the hand estimate in the auction)")
     return cls(game, seed=seed, flags=dict(flags), shift=int(arg))
+
+
+def decide(player: Any, env: Any, rows: np.ndarray) -> np.ndarray:
+    """``player``'s actions in games ``rows`` of the batched engine ``env``, each for the seat to act there: its
+    observation rows and masks, and for a player that ``sees_hidden`` the privileged rows of those seats too."""
+    if getattr(player, "sees_hidden", False):
+        hidden = env.privileged(env.current_player)[rows]
+        return player.act(env.obs[rows], env.mask[rows], hidden)
+    return player.act(env.obs[rows], env.mask[rows])
 
 
 # -- the `opponents` value of a config or an env --------------------------------------------------------------------

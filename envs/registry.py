@@ -110,6 +110,7 @@ class GameSpec:
     | `batched_heuristic` | "module:Class" or None | the numba port of the heuristic (`Class(game, seed=, flags=)`, `act(obs, mask)` on many rows; the shipped ports are also exported under the Python heuristic's class name) |
     | `batched_heuristic_v1` | "module:Class" or None | the numba port of `heuristic_v1` |
     | `batched_overbidder` | "module:Class" or None | a numba heuristic that bids above its hand (`Class(game, seed=, flags=, shift=)`): the training opponent `heuristic-overbid[:SHIFT]` of a game with an auction |
+    | `batched_seer` | "module:Class" or None | a numba heuristic that sees the hidden cards (`Class(game, seed=, flags=, shift=)`, `act(obs, mask, hidden)`): the cheating training opponent `heuristic-seer[:SHIFT]` |
     | `plain` | "module:Class" or None | the plain baseline (spec `plain`) |
     | `plain_alias` | str or None | the plain baseline's other spec name ("greedy", "ducking") |
     | `search` | `SearchSpec` | the search players' defaults in this game |
@@ -143,6 +144,7 @@ class GameSpec:
     batched_heuristic_v1: str | None = None
     #: "module:Class" of the numba heuristic that overbids (training opponent `heuristic-overbid`)
     batched_overbidder: str | None = None
+    batched_seer: str | None = None
     #: "module:Class" of the plain baseline
     plain: str | None = None
     #: the plain baseline's other name
@@ -250,6 +252,7 @@ GAMES: dict[str, GameSpec] = {
             batched_heuristic="agents.batched.briscola5:Briscola5Heuristic",
             batched_heuristic_v1="agents.legacy.batched_briscola5_v1:Briscola5BatchedHeuristicV1",
             batched_overbidder="agents.batched.briscola5:Briscola5BatchedOverbidder",
+            batched_seer="agents.batched.briscola5:Briscola5BatchedSeer",
             plain="agents.plain.briscola5:GreedyAgent",
             plain_alias="greedy",
             search=SearchSpec(pimc_worlds=32, ismcts_iterations=128),

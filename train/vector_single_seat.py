@@ -446,7 +446,10 @@ class VectorSingleSeatEnv(gym.vector.VectorEnv):
                 obs = eng.observe_rows(sub, cur[sub], out=self._rows_obs)
                 mask = eng.mask if len(sub) == self.num_envs else np.take(eng.mask, sub, axis=0,
                                                                            out=self._rows_mask[: len(sub)])
-                acts[sub] = players[k].act(obs, mask)
+                if getattr(players[k], "sees_hidden", False):  # a cheating training opponent (agents.rows.decide)
+                    acts[sub] = players[k].act(obs, mask, eng.privileged(cur)[sub])
+                else:
+                    acts[sub] = players[k].act(obs, mask)
             eng.step(acts, active=todo)
             self._collect(todo)
 

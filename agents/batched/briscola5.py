@@ -30,7 +30,9 @@ and the same rows always give the same actions.
 The plain greedy player (`agents/plain/briscola5.py`, spec `plain`, alias `greedy`) has its port here too:
 `Briscola5BatchedGreedy` (exported as `GreedyAgent`, the Python player's class name, which `agents/rows.py`
 looks up), the section "the plain greedy player" at the end of this file. `Briscola5BatchedOverbidder`
-(spec `heuristic-overbid`, a training opponent) is the heuristic with its auction pushed up.
+(spec `heuristic-overbid`, a training opponent) is the heuristic with its auction pushed up, and
+`Briscola5BatchedSeer` (spec `heuristic-seer`, a training opponent that cheats) the heuristic that knows the
+partner and the foes' cards in its tricks.
 
 The tables (`BEATEN_BY`, `CHEAP`, `LOAD`, `BID_EV`, the estimate weights, the call order) are
 built from the Python heuristic's own, and every fact from another module (observation offsets,
@@ -82,9 +84,11 @@ from envs.briscola5.game import (
     SUIT,
 )
 from envs.briscola5.observation import LAYOUT, OBS_SIZE
+from envs.briscola5.privileged import PRIVILEGED_SIZE
 from envs.core.errors import ConfigError
 
-__all__ = ["Briscola5BatchedHeuristic", "Briscola5Heuristic", "Briscola5BatchedOverbidder", "act_rows",
+__all__ = ["Briscola5BatchedHeuristic", "Briscola5Heuristic", "Briscola5BatchedOverbidder", "Briscola5BatchedSeer",
+           "act_rows", "seer_rows",
            "Briscola5BatchedGreedy", "GreedyAgent", "greedy_rows"]
 
 # -- what the kernel receives ---------------------------------------------------------------
@@ -93,7 +97,8 @@ __all__ = ["Briscola5BatchedHeuristic", "Briscola5Heuristic", "Briscola5BatchedO
 (K_HAND, K_HOLDS, K_PHASE, K_DEALER, K_CALLER, K_TRUMP, K_PLAYED_BY, K_PLAYED_IN, K_TRICK, K_LEADER, K_REVEALED,
  K_PARTNER, K_N, K_NUM_TRICKS, K_NUM_SUITS, K_NUM_RANKS, K_ACE, K_THREE, K_FORFEIT_CHECK, K_AUCTION,
  K_CALL_CARD, K_CALL, K_PASS, K_BID, K_NUM_BIDS, K_BID_MIN, K_FORFEIT, K_NO_FORFEIT, K_EST_BASE, K_EST_PER_TRUMP,
- K_JUMP1, K_JUMP2, K_TRUMP_NEED, K_LATE, K_SUSPECT_BEAT, K_SUSPECT_BIG, K_SUSPECT_SMALL, K_SOLO_TRUMPS) = range(38)
+ K_JUMP1, K_JUMP2, K_TRUMP_NEED, K_LATE, K_SUSPECT_BEAT, K_SUSPECT_BIG, K_SUSPECT_SMALL, K_SOLO_TRUMPS,
+ K_CALLED) = range(39)
 _OBS_FIELDS = ("hand", "holds_called", "phase", "dealer", "caller", "trump", "played_by", "played_in_trick",
                "current_trick", "trick_leader", "partner_revealed", "partner")
 assert len(_py.JUMPS) == 2
@@ -102,10 +107,10 @@ CONSTS = np.array(
     + [NUM_PLAYERS, NUM_TRICKS, DECK.num_suits, DECK.num_ranks, _py.ACE, _py.THREE, FORFEIT_CHECK, AUCTION,
        CALL_CARD, CALL, PASS, BID, len(BID_IDS), BID_MIN, FORFEIT, NO_FORFEIT, _py.EST_BASE, _py.EST_PER_TRUMP,
        *_py.JUMPS, _py.TRUMP_NEED, _py.LATE, _py.SUSPECT_BEAT, _py.SUSPECT_BIG, _py.SUSPECT_SMALL,
-       _py.SOLO_TRUMPS],
+       _py.SOLO_TRUMPS, LAYOUT.fields["called_card"].obs_offset],
     dtype=np.int64,
 )
-assert len(CONSTS) == K_SOLO_TRUMPS + 1
+assert len(CONSTS) == K_CALLED + 1
 # played_by is (card, seat), played_in_trick (card, trick) and current_trick (seat, card): the kernel indexes them so.
 assert LAYOUT.fields["played_by"].shape == (DECK.size, NUM_PLAYERS)
 assert LAYOUT.fields["played_in_trick"].shape == (DECK.size, NUM_TRICKS)
@@ -198,8 +203,12 @@ def _best_trump(o: np.ndarray, k: np.ndarray, card_tab: np.ndarray, est: np.ndar
 @nb.njit(cache=True)
 def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, trump_tab: np.ndarray,
              bid_ev: np.ndarray, ev_min: float, est: np.ndarray, table: np.ndarray, status: np.ndarray,
-             score: np.ndarray, cards: np.ndarray) -> int:
-    """The Python heuristic's `act` on one observation row `o` and its mask `m` (-1 if no action is legal)."""
+             score: np.ndarray, cards: np.ndarray, hidden: np.ndarray) -> int:
+    """The Python heuristic's `act` on one observation row `o` and its mask `m` (-1 if no action is legal).
+
+    `hidden`: empty for the heuristic; for the seer (a cheating training opponent) the seat's privileged row
+    (the other seats' hands, `envs/briscola5/privileged.py`), from which it knows the partner and which cards
+    the seats still to play in a trick hold."""
     first_legal = _first_legal(m)
     if first_legal < 0:
         return -1
@@ -312,6 +321,15 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
     elif o[k[K_HOLDS]] != 0:
         for s in range(n):
             status[s] = FRIEND if s == 0 or s == caller else FOE
+    elif hidden.shape[0] > 0:  # the seer: the partner holds the called card (the caller, if nobody else does)
+        called = _first_hit(o, k[K_CALLED], num_cards)
+        partner = caller
+        for r in range(1, n):
+            if hidden[(r - 1) * num_cards + called] != 0:
+                partner = r
+        mine = caller == 0
+        for s in range(n):
+            status[s] = FRIEND if (s == caller or s == partner) == mine else FOE
     else:
         status[0] = FRIEND
         for s in range(1, n):
@@ -373,12 +391,20 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
                     status[s] = FRIEND if (s == top) == (caller == 0) else FOE
 
     danger = False
+    threat = unseen  # the cards that a seat still to play may hold (the seer: those the foes among them hold)
+    if hidden.shape[0] > 0:
+        threat = np.int64(0)
     for i in range(count + 1, n):
-        if status[(leader + i) % n] != FRIEND:
+        s = (leader + i) % n
+        if status[s] != FRIEND:
             danger = True
+            if hidden.shape[0] > 0:
+                for c in range(num_cards):
+                    if hidden[(s - 1) * num_cards + c] != 0:
+                        threat |= np.int64(1) << c
 
     if status[winner_seat] == FRIEND:
-        if not danger or (unseen & beaten_by[win_card]) == 0:
+        if not danger or (threat & beaten_by[win_card]) == 0:
             load = trump_tab[trump, T_LOAD]
             best = -1  # max(legal, key=LOAD[trump]): the first legal card of the highest key
             for c in range(num_cards):
@@ -391,7 +417,7 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
     beats_winner = beaten_by[win_card]
     take = -1
     for c in range(num_cards):
-        if (m[c] != 0 and ((beats_winner >> c) & 1) != 0 and (not danger or (unseen & beaten_by[c]) == 0)
+        if (m[c] != 0 and ((beats_winner >> c) & 1) != 0 and (not danger or (threat & beaten_by[c]) == 0)
                 and (take < 0 or cheap[c] < cheap[take])):
             take = c
     if take >= 0:
@@ -413,9 +439,25 @@ def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np
     status = np.zeros(n, dtype=np.int64)
     score = np.zeros(n, dtype=np.int64)
     cards = np.zeros(n, dtype=np.int64)
+    no_hidden = np.zeros(0, dtype=obs.dtype)  # the heuristic sees no hidden cards
     for i in range(obs.shape[0]):
         out[i] = _act_row(obs[i], mask[i], consts, card_tab, trump_tab, bid_ev, ev_min, est, table, status, score,
-                          cards)
+                          cards, no_hidden)
+
+
+@nb.njit(cache=True)
+def seer_rows(obs: np.ndarray, mask: np.ndarray, hidden: np.ndarray, consts: np.ndarray, card_tab: np.ndarray,
+              trump_tab: np.ndarray, bid_ev: np.ndarray, ev_min: float, out: np.ndarray) -> None:
+    """`act_rows` for the seer: `hidden[i]` is the privileged row of the seat that `obs[i]` observes."""
+    n = consts[K_N]
+    est = np.zeros(consts[K_NUM_SUITS], dtype=np.int64)
+    table = np.full((consts[K_NUM_TRICKS], n), -1, dtype=np.int64)
+    status = np.zeros(n, dtype=np.int64)
+    score = np.zeros(n, dtype=np.int64)
+    cards = np.zeros(n, dtype=np.int64)
+    for i in range(obs.shape[0]):
+        out[i] = _act_row(obs[i], mask[i], consts, card_tab, trump_tab, bid_ev, ev_min, est, table, status, score,
+                          cards, hidden[i])
 
 
 class _Briscola5Rows(BatchedHeuristic):
@@ -473,6 +515,48 @@ class Briscola5BatchedOverbidder(Briscola5BatchedHeuristic):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(game={self.game!r}, shift={self.shift})"
+
+
+class Briscola5BatchedSeer(Briscola5BatchedOverbidder):
+    """A training opponent that cheats (spec `heuristic-seer[:SHIFT]`): the heuristic knowing the hidden cards.
+
+    It plays the heuristic's tricks with two facts a player cannot have, read from the privileged vector of its
+    seat (`act(obs, mask, hidden)`, `hidden` the rows of `vector_env.privileged`): who the partner is from the
+    first trick on (whoever holds the called card), and which cards the foes still to play in a trick hold (so it
+    loads a trick, or takes one, only when no foe after it can beat its card). Its auction and its call are the
+    heuristic's, bidding as if each hand were worth `shift` card points more (default 0; see
+    `Briscola5BatchedOverbidder`). Why: PIMC breaks about 85% of its tables' contracts and the heuristic far
+    fewer, so a learner trained among heuristics meets no defence that punishes a high contract; the seer is a
+    defence near PIMC's at engine speed. It may sit only where hidden cards are allowed: as an opponent of the
+    batched trainer, of the batched Gymnasium vector env and of the batched evaluation's tables, never as an
+    exported player (`make_agent` does not know it). `python benchmarks/overbid_table.py` measures its tables.
+    """
+
+    name = "heuristic-seer"
+    #: it reads `hidden` rows: callers pass `vector_env.privileged` rows of the seats to act (`agents.rows.decide`)
+    sees_hidden = True
+    DEFAULT_SHIFT = 0
+
+    def __init__(self, game: str | None = None, seed: int | None = None, flags: dict[str, Any] | None = None,
+                 shift: int = DEFAULT_SHIFT, **kwargs: Any):
+        super().__init__(game, seed=seed, flags=flags, shift=shift, **kwargs)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, hidden: np.ndarray | None = None) -> np.ndarray:
+        """One action per row; `hidden` (float32, one privileged row per observation row) is required."""
+        if hidden is None:
+            raise ValueError(f"{self.name} needs the hidden cards: act(obs, mask, hidden) with the rows of "
+                             "vector_env.privileged(seats) (a training opponent; agents.rows.decide passes them)")
+        hidden = np.ascontiguousarray(hidden, dtype=np.float32)
+        if hidden.shape != (np.shape(obs)[0], PRIVILEGED_SIZE):
+            raise ValueError(f"expected hidden rows ({np.shape(obs)[0]}, {PRIVILEGED_SIZE}); got {hidden.shape}")
+        self._hidden = hidden
+        try:
+            return super().act(obs, mask)
+        finally:
+            self._hidden = None
+
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+        seer_rows(obs, mask, self._hidden, CONSTS, CARD_TAB, TRUMP_TAB, self.bid_ev, EV_MIN, out)
 
 
 # -- the plain greedy player (agents/plain/briscola5.py) ---------------------------------------

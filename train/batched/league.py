@@ -34,6 +34,7 @@ __all__ = ["League", "match"]
 def match(game: str, flags: dict[str, Any], hero: Any, field: Any, num_games: int, seed: int) -> tuple[float, float]:
     """``hero`` (a row player) at seat ``i % n`` of game ``i``, ``field`` at every other seat, one episode per game
     on the batched engine; returns the hero's ``(mean return, win rate)`` (module docstring)."""
+    from agents.rows import decide
     from envs.registry import make_vector_env
 
     env = make_vector_env(game, num_games, autoreset=False, **flags)
@@ -48,7 +49,7 @@ def match(game: str, flags: dict[str, Any], hero: Any, field: Any, num_games: in
         for player, rows in ((hero, np.flatnonzero(live & (cur == hero_seat))),
                              (field, np.flatnonzero(live & (cur != hero_seat)))):
             if len(rows):
-                actions[rows] = player.act(env.obs[rows], env.mask[rows])
+                actions[rows] = decide(player, env, rows)
         _, _, rewards, _, _, _ = env.step(actions, active=live)
         totals[live] += rewards[live]
     own = totals[np.arange(num_games), hero_seat]

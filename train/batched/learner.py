@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.rows import opponent_specs
+from agents.rows import decide, opponent_specs
 from envs.core.errors import ConfigError
 
 __all__ = ["BatchedLearner"]
@@ -126,7 +126,7 @@ class BatchedLearner:
             who = owner[others]
             for slot in np.unique(who):
                 rows = others[who == slot]
-                self.actions[rows] = self.slots[slot].act(env.obs[rows], env.mask[rows])
+                self.actions[rows] = decide(self.slots[slot], env, rows)
         t2 = clock()
         _, _, rewards, terminated, truncated, _ = env.step(self.actions)
         t3 = clock()

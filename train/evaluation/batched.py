@@ -43,6 +43,7 @@ def play_seated(game: str, flags: dict[str, Any], seats: list[Any], num_games: i
 
 def play_table(game: str, flags: dict[str, Any], seats: list[Any], num_games: int, seed: int) -> tuple[np.ndarray, Any]:
     """``play_seated``, and the finished vector env (its ``state`` arrays hold how each game ended)."""
+    from agents.rows import decide
     from envs.registry import make_vector_env
 
     env = make_vector_env(game, num_games, autoreset=False, **flags)
@@ -55,7 +56,7 @@ def play_table(game: str, flags: dict[str, Any], seats: list[Any], num_games: in
         for s, player in enumerate(seats):
             rows = np.flatnonzero(live & (cur == s))
             if len(rows):
-                actions[rows] = player.act(env.obs[rows], env.mask[rows])
+                actions[rows] = decide(player, env, rows)
         _, _, rewards, _, _, _ = env.step(actions, active=live)
         totals[live] += rewards[live]
     return totals, env
