@@ -433,22 +433,15 @@ def _act_row(o: np.ndarray, m: np.ndarray, k: np.ndarray, card_tab: np.ndarray, 
 def act_rows(obs: np.ndarray, mask: np.ndarray, consts: np.ndarray, card_tab: np.ndarray, trump_tab: np.ndarray,
              bid_ev: np.ndarray, ev_min: float, out: np.ndarray) -> None:
     """`out[i]` = the heuristic's action on `obs[i]`, `mask[i]` (-1 where the mask row is all zeros)."""
-    n = consts[K_N]
-    est = np.zeros(consts[K_NUM_SUITS], dtype=np.int64)
-    table = np.full((consts[K_NUM_TRICKS], n), -1, dtype=np.int64)
-    status = np.zeros(n, dtype=np.int64)
-    score = np.zeros(n, dtype=np.int64)
-    cards = np.zeros(n, dtype=np.int64)
-    no_hidden = np.zeros(0, dtype=obs.dtype)  # the heuristic sees no hidden cards
-    for i in range(obs.shape[0]):
-        out[i] = _act_row(obs[i], mask[i], consts, card_tab, trump_tab, bid_ev, ev_min, est, table, status, score,
-                          cards, no_hidden)
+    no_hidden = np.zeros((obs.shape[0], 0), dtype=obs.dtype)  # the heuristic sees no hidden cards
+    seer_rows(obs, mask, no_hidden, consts, card_tab, trump_tab, bid_ev, ev_min, out)
 
 
 @nb.njit(cache=True)
 def seer_rows(obs: np.ndarray, mask: np.ndarray, hidden: np.ndarray, consts: np.ndarray, card_tab: np.ndarray,
               trump_tab: np.ndarray, bid_ev: np.ndarray, ev_min: float, out: np.ndarray) -> None:
-    """`act_rows` for the seer: `hidden[i]` is the privileged row of the seat that `obs[i]` observes."""
+    """`act_rows` for the seer: `hidden[i]` is the privileged row of the seat that `obs[i]` observes (an empty
+    row for the heuristic)."""
     n = consts[K_N]
     est = np.zeros(consts[K_NUM_SUITS], dtype=np.int64)
     table = np.full((consts[K_NUM_TRICKS], n), -1, dtype=np.int64)
