@@ -144,6 +144,7 @@ class GameSpec:
     batched_heuristic_v1: str | None = None
     #: "module:Class" of the numba heuristic that overbids (training opponent `heuristic-overbid`)
     batched_overbidder: str | None = None
+    #: "module:Class" of the numba heuristic that reads the hidden cards (cheating training opponent `heuristic-seer`)
     batched_seer: str | None = None
     #: "module:Class" of the plain baseline
     plain: str | None = None
