@@ -104,6 +104,22 @@ def test_pfsp_weights_decide_the_opponent_draws():
     assert abs((others == 2).mean() - 0.75) < 0.02
 
 
+def test_table_draws_seat_one_opponent_at_every_opponent_seat_of_a_game():
+    draws = {}
+    for per_table in (False, True):
+        seats = SeatAssigner(3000, 5, num_base=3, max_snapshots=1, all_seats_share=0.0, seat="random",
+                             snapshot_share=0.0, rng=np.random.default_rng(4), per_table=per_table)
+        seats.draw(np.arange(3000))
+        draws[per_table] = seats.owner
+    for owner in draws.values():
+        assert ((owner == 0).sum(axis=1) == 1).all()  # the learner at one seat of every game
+    kinds = [{int(k) for k in row if k} for row in draws[True]]
+    assert all(len(kind) == 1 for kind in kinds)  # one opponent per table
+    assert {k for kind in kinds for k in kind} == {1, 2, 3}  # every opponent still drawn
+    assert sum(len({int(k) for k in row if k}) > 1 for row in draws[False]) > 2500  # per seat: mixed tables
+    assert (np.argmin(draws[True], axis=1) == np.argmin(draws[False], axis=1)).all()  # the same random numbers
+
+
 def test_a_match_rewards_the_better_player_and_is_seeded():
     hero = make_opponent("heuristic", "pigugnin", {"num_players": 4, "episode": "hand"}, 1)
     field = MaskedRandom(2)
@@ -125,6 +141,7 @@ def test_a_match_rewards_the_better_player_and_is_seeded():
     (["--algo", "dmc", "--bc_episodes", "10"], "bc_episodes"),
     (["--opponent_sampling", "pfsp"], "selfplay: true"),
     (["--opponent_sampling", "elo"], "'opponent_sampling'"),
+    (["--opponent_draw", "game"], "'opponent_draw'; allowed: 'seat', 'table'"),
     (["--epsilon", "2"], "'epsilon'"),
     (["--checkpoint_at", "[0]"], "'checkpoint_at'"),
     (["--league_games", "0"], "'league_games'"),

@@ -20,6 +20,7 @@ SAMPLING = ("gumbel", "inverse_cdf")
 ALGOS = ("ppo", "dmc")
 CRITICS = ("observation", "oracle")
 OPPONENT_SAMPLING = ("uniform", "pfsp")
+OPPONENT_DRAWS = ("seat", "table")
 
 
 @dataclass
@@ -56,7 +57,9 @@ class Args(PPOArgs):
     seat: str | int = "random"
     """the learner's seat in the other games: 'random' (drawn per game), 'rotate' (next seat each game) or a seat number"""
     opponents: str | list = "random"
-    """opponents at the other seats: a spec, a comma-separated string or a list (random, heuristic, heuristic-python, heuristic-v1, heuristic-overbid[:SHIFT] in Briscola, plain, ppo:PATH, pretrained:GAME; agents.rows), drawn uniformly per seat and game"""
+    """opponents at the other seats: a spec, a comma-separated string or a list (random, heuristic, heuristic-python, heuristic-v1, heuristic-overbid[:SHIFT] and heuristic-seer[:SHIFT] in Briscola, plain, ppo:PATH, pretrained:GAME; agents.rows), drawn uniformly per seat and game (per game with opponent_draw: table)"""
+    opponent_draw: str = "seat"
+    """'seat': each opponent seat draws its own opponent; 'table': one draw per game, the same opponent at every opponent seat of it (the learner meets each field unmixed, e.g. all seers or all heuristics)"""
     snapshot_every: int = 200_000
 
     anneal_lr: bool = False
@@ -131,7 +134,8 @@ def check_numerics(args: Args) -> None:
 
 def _check_algorithm(args: Args) -> None:
     """The keys of the algorithm, the critic and the league."""
-    for key, allowed in (("algo", ALGOS), ("critic", CRITICS), ("opponent_sampling", OPPONENT_SAMPLING)):
+    for key, allowed in (("algo", ALGOS), ("critic", CRITICS), ("opponent_sampling", OPPONENT_SAMPLING),
+                         ("opponent_draw", OPPONENT_DRAWS)):
         if getattr(args, key) not in allowed:
             raise ConfigError(f"invalid value {getattr(args, key)!r} for '{key}'; allowed: "
                               f"{', '.join(map(repr, allowed))}")

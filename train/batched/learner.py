@@ -54,7 +54,8 @@ class BatchedLearner:
         self.slots: list[Any] = [None] + [make_opponent(s, args.game, args.env, self.opponent_seed + 7919 * k)
                                           for k, s in enumerate(self.specs)] + [None] * args.max_snapshots
         self.seats = SeatAssigner(B, n, len(self.specs), args.max_snapshots, args.all_seats_share, args.seat,
-                                  args.snapshot_share, np.random.default_rng(int(seeds[2])))
+                                  args.snapshot_share, np.random.default_rng(int(seeds[2])),
+                                  per_table=args.opponent_draw == "table")
         self.everyone = args.all_seats_share == 1.0
         self.games = np.arange(B)
         self.actions = np.zeros(B, dtype=np.int64)

@@ -30,11 +30,14 @@ class SeatAssigner:
     ``weights`` (None by default): a league's draw probabilities over the slots ``1..num_base + max_snapshots``
     (``train/batched/league.py`` sets them, prioritized fictitious self-play); each opponent seat then draws
     its slot from them, and ``snapshot_share`` is not used.
+
+    ``per_table`` (False by default): one draw per game, every opponent seat of it the slot of its first seat's draw
+    (``opponent_draw: table``): the learner meets each opponent field unmixed. The same random numbers are consumed.
     """
 
     def __init__(self, num_envs: int, num_players: int, num_base: int, max_snapshots: int, all_seats_share: float,
-                 seat: str | int, snapshot_share: float, rng: np.random.Generator):
-        self.n, self.num_base, self.max_snapshots = num_players, num_base, max_snapshots
+                 seat: str | int, snapshot_share: float, rng: np.random.Generator, per_table: bool = False):
+        self.n, self.num_base, self.max_snapshots, self.per_table = num_players, num_base, max_snapshots, per_table
         self.all_seats_share, self.seat, self.snapshot_share, self.rng = all_seats_share, seat, snapshot_share, rng
         self.num_snapshots = 0
         self.weights: np.ndarray | None = None
@@ -64,6 +67,8 @@ class SeatAssigner:
             snap_use = rng.random((k, n)) < self.snapshot_share
             snap = 1 + self.num_base + rng.integers(max(min(self.num_snapshots, self.max_snapshots), 1), size=(k, n))
             owner = np.where(snap_use & (self.num_snapshots > 0), snap, base)
+        if self.per_table:
+            owner = np.repeat(owner[:, :1], n, axis=1)
         if self.seat == "random":
             seats = seat_draw
         elif self.seat == "rotate":
