@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import subprocess
@@ -214,7 +215,7 @@ def test_missing_foreign_or_malformed_files_fail_clearly(tmp_path, ckpts):
     bad_json = rewrite(path, tmp_path / "badjson.mazzo.zip", drop=("mazzo.json",), extra={"mazzo.json": "{oops"})
     with pytest.raises(CheckpointError, match="mazzo.json is not JSON"):
         TrainedAgent(bad_json, "briscola5")
-    with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, briscola5_v1, "
+    with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, briscola5_hardened, briscola5_v1, "
                                                 "picchetto, picchetto_distilled, picchetto_expert, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_distilled_5p, "
                                                 "pigugnin_expert, "
                                                 "pigugnin_v1, pigugnin_v1_5p"):
@@ -345,6 +346,44 @@ def test_the_wide_pigugnin_checkpoints_play_only_their_player_count(name, player
     if name == "pigugnin_expert":  # and by name: no five-player file to fall back on
         with pytest.raises(ConfigError, match="same num_players"):
             make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 5})
+
+
+def _briscola_moves_that_differ(agent, other, deals: int) -> int:
+    """Hands of Briscola (seeds 0..deals-1) played by ``agent`` at every seat: how many of its moves ``other``
+    would have played differently."""
+    env = make_raw_env("briscola5")
+    differ = 0
+    for deal in range(deals):
+        env.reset(seed=deal)
+        for _seat in env.agent_iter():
+            obs, _, done, trunc, _ = env.last()
+            if done or trunc:
+                env.step(None)
+                continue
+            move = agent.act(obs)
+            differ += move != other.act(obs)
+            env.step(move)
+    return differ
+
+
+def test_the_hardened_briscola_checkpoint_records_its_recipe_and_its_start():
+    """``pretrained:briscola5_hardened``: ``pretrained:briscola5`` fine-tuned 36M steps against whole tables of the
+    heuristic or of the cheating ``heuristic-seer:10`` (``configs/briscola5/learning_finetune_seer_tables.yaml``
+    and two resumes). The file names that recipe and the sha256 of the file it started from, keeps the shipped
+    network's shape, and plays differently from it, or it would be the same player under a new name."""
+    path = PRETRAINED_DIR / "briscola5_hardened.mazzo.zip"
+    if not path.exists():
+        pytest.fail("agents/pretrained/briscola5_hardened.mazzo.zip is missing")
+    agent = make_agent("pretrained:briscola5_hardened", "briscola5")
+    config = agent.meta["config"]
+    assert config["opponents"] == ["heuristic", "heuristic-seer:10"] and config["opponent_draw"] == "table"
+    assert config["critic"] == "oracle" and agent.meta["num_timesteps"] >= 36_000_000
+    start = PRETRAINED_DIR / "briscola5.mazzo.zip"
+    assert agent.meta["init_from"]["sha256"] == hashlib.sha256(start.read_bytes()).hexdigest()
+    assert agent.meta["network"]["pi"] == [128, 128] and path.stat().st_size < 1_000_000
+    assert _briscola_moves_that_differ(agent, make_agent("pretrained:briscola5", "briscola5"), deals=3) > 0
+    r = head_to_head("briscola5", "pretrained:briscola5_hardened", "random", num_deals=3)
+    assert r["n_deals"] == 3
 
 
 def _picchetto_moves_that_differ(agent, other, deals: int) -> int:
