@@ -348,10 +348,10 @@ def test_the_wide_pigugnin_checkpoints_play_only_their_player_count(name, player
             make_agent(f"pretrained:{name}", "pigugnin", flags={"num_players": 5})
 
 
-def _briscola_moves_that_differ(agent, other, deals: int) -> int:
-    """Hands of Briscola (seeds 0..deals-1) played by ``agent`` at every seat: how many of its moves ``other``
+def _moves_that_differ(game: str, agent, other, deals: int, **flags) -> int:
+    """Hands of ``game`` (seeds 0..deals-1) played by ``agent`` at every seat: how many of its moves ``other``
     would have played differently."""
-    env = make_raw_env("briscola5")
+    env = make_raw_env(game, **flags)
     differ = 0
     for deal in range(deals):
         env.reset(seed=deal)
@@ -381,27 +381,9 @@ def test_the_hardened_briscola_checkpoint_records_its_recipe_and_its_start():
     start = PRETRAINED_DIR / "briscola5.mazzo.zip"
     assert agent.meta["init_from"]["sha256"] == hashlib.sha256(start.read_bytes()).hexdigest()
     assert agent.meta["network"]["pi"] == [128, 128] and path.stat().st_size < 1_000_000
-    assert _briscola_moves_that_differ(agent, make_agent("pretrained:briscola5", "briscola5"), deals=3) > 0
+    assert _moves_that_differ("briscola5", agent, make_agent("pretrained:briscola5", "briscola5"), deals=3) > 0
     r = head_to_head("briscola5", "pretrained:briscola5_hardened", "random", num_deals=3)
     assert r["n_deals"] == 3
-
-
-def _picchetto_moves_that_differ(agent, other, deals: int) -> int:
-    """Hands of Picchetto (``episode="hand"``, seeds 0..deals-1) played by ``agent`` at both seats: how many of its
-    moves ``other`` would have played differently."""
-    env = make_raw_env("picchetto", episode="hand")
-    differ = 0
-    for deal in range(deals):
-        env.reset(seed=deal)
-        for _seat in env.agent_iter():
-            obs, _, done, trunc, _ = env.last()
-            if done or trunc:
-                env.step(None)
-                continue
-            move = agent.act(obs)
-            differ += move != other.act(obs)
-            env.step(move)
-    return differ
 
 
 @pytest.mark.parametrize("name, teacher, start", [
@@ -426,7 +408,7 @@ def test_the_picchetto_checkpoints_taught_by_a_search(name, teacher, start):
     distilled = agent.meta["distilled"]
     assert distilled["teacher"] == teacher and distilled["roles"] == ["exchange", "early_tricks", "last_tricks"]
     before = make_agent(f"pretrained:{start}", "picchetto", flags={"episode": "hand"})
-    assert _picchetto_moves_that_differ(agent, before, deals=4) > 0
+    assert _moves_that_differ("picchetto", agent, before, deals=4, episode="hand") > 0
     r = head_to_head("picchetto", f"pretrained:{name}", "random", num_deals=3, flags={"episode": "hand"})
     assert r["n_deals"] == 3
 
