@@ -11,7 +11,7 @@ twice.
 
 | step | what |
 |---|---|
-| ``check_compatible(paths, metas, shas)`` | the same game, flags, observation, action count and network; one lineage: linked by a shared ``init_from`` sha256, a shared run, or one started from another |
+| ``check_compatible(paths, metas, shas)`` | the same game, flags, observation, action count and network; one lineage: linked by a shared ``init_from`` sha256, one run (experiment name, seed and start), or one started from another |
 | ``average(paths)`` | the mean of the actors' tensors: float32, summed in the order given, then divided (the same inputs in the same order give the same bytes) |
 | ``soup(paths, out)`` | writes the safe checkpoint; its ``soup`` entry lists every input: file, sha256, run, learner steps |
 
@@ -61,7 +61,7 @@ def _related(a: dict[str, Any], b: dict[str, Any]) -> bool:
         return True
     if a["start"] is not None and a["start"] == b["start"]:
         return True
-    if a["run"] is not None and a["run"] == b["run"]:
+    if a["run"] is not None and a["run"] == b["run"] and a["start"] == b["start"]:  # one run, or its resumes
         return True
     return a["start"] == b["sha256"] or b["start"] == a["sha256"]
 

@@ -103,3 +103,15 @@ def test_the_command_line_says_what_is_wrong(lineage, tmp_path, capsys):
     assert "checkpoint not found" in capsys.readouterr().err
     assert main([str(a), str(b), "--out", str(tmp_path / "ok.mazzo.zip")]) == 0
     assert (tmp_path / "ok.mazzo.zip").exists()
+
+
+def test_steps_of_one_run_are_one_lineage_and_a_namesake_from_elsewhere_is_not(tmp_path):
+    """A run trained from scratch names no start: its steps are linked by its experiment name and seed. A run of
+    the same name and seed that started from a file is another network."""
+    run = {"config": {"exp_name": "study", "seed": 1}}
+    early = _checkpoint(tmp_path / "early.mazzo.zip", 1, **run)
+    late = _checkpoint(tmp_path / "late.mazzo.zip", 2, **run)
+    soup([str(early), str(late)], tmp_path / "soup.mazzo.zip")
+    elsewhere = _checkpoint(tmp_path / "elsewhere.mazzo.zip", 3, init_from={"sha256": "0" * 64}, **run)
+    with pytest.raises(CheckpointError, match="lineage"):
+        soup([str(early), str(elsewhere)], tmp_path / "other.mazzo.zip")
