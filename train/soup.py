@@ -68,7 +68,7 @@ def _related(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 def check_compatible(paths: list[str], metas: list[dict[str, Any]], shas: list[str]) -> None:
     """Raise ``CheckpointError`` unless every checkpoint has the first one's game, flags, shapes and network,
-    and all are of one lineage: linked by a shared ``init_from`` sha256, a shared run, or one having started
+    and all are of one lineage: linked by a shared ``init_from`` sha256, one run (its resumes too), or one having started
     from another (its ``init_from`` sha256 is the other's)."""
     if len(paths) < 2:
         raise CheckpointError(f"a soup needs at least two checkpoints, got {len(paths)}")
