@@ -22,22 +22,17 @@ critic. ``num_timesteps`` is the largest input's; the inputs' own recipes stay i
 from __future__ import annotations
 
 import argparse
-import hashlib
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
-from agents.checkpoint import CheckpointError, build_actor, load_actor, read_policy_metadata, save_actor
+from agents.checkpoint import CheckpointError, checkpoint_path, load_actor, save_actor
+from envs.records import file_sha256
 
 __all__ = ["check_compatible", "average", "soup", "main"]
 
 _SAME = ("game", "flags", "obs_shape", "num_actions")
 _NETWORK = ("pi", "activation", "features")
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _start(meta: dict[str, Any]) -> str | None:
@@ -57,13 +52,10 @@ def _run_root(meta: dict[str, Any]) -> str | None:
 def _related(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Two inputs (``start``, ``run``, ``sha256``) of one lineage: one file, one start, one run, or one started
     from the other."""
-    if a["sha256"] == b["sha256"]:
+    if a["sha256"] == b["sha256"] or a["start"] == b["sha256"] or b["start"] == a["sha256"]:
         return True
-    if a["start"] is not None and a["start"] == b["start"]:
-        return True
-    if a["run"] is not None and a["run"] == b["run"] and a["start"] == b["start"]:  # one run, or its resumes
-        return True
-    return a["start"] == b["sha256"] or b["start"] == a["sha256"]
+    # a shared start; with none recorded, one run from scratch (its seed fixes the first weights) and its resumes
+    return a["start"] == b["start"] and (a["start"] is not None or (a["run"] is not None and a["run"] == b["run"]))
 
 
 def check_compatible(paths: list[str], metas: list[dict[str, Any]], shas: list[str]) -> None:
@@ -97,19 +89,16 @@ def check_compatible(paths: list[str], metas: list[dict[str, Any]], shas: list[s
                               "input must share an init_from sha256 or a run with another, or have started from another")
 
 
-def average(paths: list[str]) -> tuple[Any, list[dict[str, Any]]]:
+def average(paths: list[str]) -> tuple[Any, list[dict[str, Any]], list[str]]:
     """The actor whose every tensor is the mean of the checkpoints' tensors, their metadata and sha256s."""
-
     loaded = [load_actor(p) for p in paths]
     metas = [meta for _, meta in loaded]
-    shas = [_sha256(read_policy_metadata(p)[0]) for p in paths]
+    shas = [file_sha256(checkpoint_path(p)) for p in paths]
     check_compatible(paths, metas, shas)
     states = [actor.state_dict() for actor, _ in loaded]
     mean = {name: sum(s[name] for s in states) / len(states) for name in states[0]}
-    net = metas[0]["network"]
-    actor = build_actor(math.prod(metas[0]["obs_shape"]), metas[0]["num_actions"], net["pi"], net["activation"])
-    actor.load_state_dict(mean, strict=True)
-    actor.requires_grad_(False)
+    actor = loaded[0][0]  # the first input's network, its tensors replaced by the means
+    actor.load_state_dict(mean, strict=True, assign=True)
     return actor, metas, shas
 
 
