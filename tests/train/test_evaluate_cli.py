@@ -97,21 +97,44 @@ def test_ctrl_c_ends_the_workers_and_exits_130_without_output(tmp_path, pause):
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="the recorded Ctrl-C is fork's")
-def test_a_ctrl_c_as_the_pool_starts_waits_for_the_block_that_stops_the_pool(monkeypatch):
-    """The race the test above hits only sometimes, made certain: a Ctrl-C after the workers exist but before the
-    caller's try block (which ends them on KeyboardInterrupt) is kept and raised by ``restore`` inside that block;
-    raised earlier, it left the workers playing and the interpreter waiting for them at exit."""
+def test_a_ctrl_c_while_the_pool_lives_is_held_until_the_caller_checks_it(monkeypatch):
+    """The races the test above hits only sometimes, made certain. A Ctrl-C before the caller's block that ends
+    the workers left them playing; one landing while the main thread held a future's lock (inside
+    ``as_completed``) never gave the lock back, so the pool's manager thread, cancelling that future, waited for
+    ever, and the interpreter at exit with it. Held, the Ctrl-C raises nothing there, only where it is checked."""
     monkeypatch.setattr(evaluate_mod, "_mp_context", lambda: multiprocessing.get_context("fork"))
     before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, not a pytest-xdist worker
     try:
-        pool, _futures, restore = evaluate_mod._start_pool(2, None, [[0], [1]])
+        pool, futures, ctrl_c = evaluate_mod._start_pool(2, None, [[0], [1], [2], [3]])
+        manager = pool._executor_manager_thread
         try:
             signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt here, outside the caller's block
+            with futures[-1]._condition:
+                signal.raise_signal(signal.SIGINT)  # nor with a future's lock taken
             with pytest.raises(KeyboardInterrupt):
-                restore()
-            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+                next(evaluate_mod._finished_chunks(futures, ctrl_c))
         finally:
             evaluate_mod._stop_pool(pool)
+        manager.join(timeout=60)
+        assert not manager.is_alive(), "the pool's manager thread is stuck (the interpreter would wait for it at exit)"
+        ctrl_c.release()  # raised once already: not again
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with pytest.raises(KeyboardInterrupt):  # released: a Ctrl-C interrupts again
+            signal.raise_signal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_a_ctrl_c_recorded_but_not_checked_is_raised_by_release(monkeypatch):
+    monkeypatch.setattr(evaluate_mod, "_mp_context", lambda: multiprocessing.get_context("fork"))
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        pool, _futures, ctrl_c = evaluate_mod._start_pool(2, None, [[0], [1]])
+        evaluate_mod._stop_pool(pool)
+        signal.raise_signal(signal.SIGINT)
+        with pytest.raises(KeyboardInterrupt):
+            ctrl_c.release()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, before)
 

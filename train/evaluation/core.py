@@ -14,7 +14,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 from typing import Any
@@ -174,17 +174,18 @@ def _play_all(job: EvalJob, built: tuple, num_deals: int, workers: int, progress
                 bar.update(1)
             return counts
         workers = min(workers, num_deals)
-        pool, futures, restore_ctrl_c = _start_pool(workers, job, _chunks(num_deals, workers))
+        pool, futures, ctrl_c = _start_pool(workers, job, _chunks(num_deals, workers))
         try:
-            restore_ctrl_c()
-            for fut in as_completed(futures):
-                deals, rows, recs = fut.result()
-                counts = _store(counts, num_deals, deals, rows, recs, records)
-                bar.update(len(deals))
-        except BaseException:  # Ctrl-C or a failed chunk: end the workers now, not after their queue
-            _stop_pool(pool)
-            raise
-        pool.shutdown(wait=True)
+            try:
+                for deals, rows, recs in _finished_chunks(futures, ctrl_c):
+                    counts = _store(counts, num_deals, deals, rows, recs, records)
+                    bar.update(len(deals))
+            except BaseException:  # Ctrl-C or a failed chunk: end the workers now, not after their queue
+                _stop_pool(pool)
+                raise
+            pool.shutdown(wait=True)
+        finally:
+            ctrl_c.release()
     return counts
 
 
@@ -193,37 +194,61 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[ProcessPoolExecutor, list, Callable[[], None]]:
+class _HeldCtrlC:
+    """Ctrl-C held back while a local worker pool lives, raised as KeyboardInterrupt only where ``check`` is called.
+
+    Raised wherever the main thread happens to be, a KeyboardInterrupt can land inside ``concurrent.futures``
+    while it holds a future's lock (``as_completed`` and ``wait`` take every future's lock in turn; interrupted
+    there, the lock is never given back). The pool's manager thread, which cancels the queued futures on
+    shutdown, then waits for that lock for ever, and so does the interpreter, which joins that thread at exit:
+    a Ctrl-C that printed ``interrupted`` and never ended (a fresh clone's Ctrl-C test, session 37).
+
+    So SIGINT is only recorded while the pool lives. While its workers start it must also not kill a child
+    before the child's initializer ignores SIGINT: under fork a child inherits the harmless recording handler;
+    under spawn SIGINT is ignored in that window (a spawned child starts with the disposition, and Python
+    installs its KeyboardInterrupt handler only over the default one), so a Ctrl-C there is lost, and recorded
+    from ``started`` on. A process that inherited SIGINT ignored (nohup-like jobs), or a pool started off the
+    main thread (no signal handlers there), is left as it is: nothing is recorded."""
+
+    def __init__(self, start_method: str) -> None:
+        self._recorded: list[int] = []
+        self._on = (threading.current_thread() is threading.main_thread()
+                    and signal.getsignal(signal.SIGINT) != signal.SIG_IGN)
+        self._previous = None
+        if self._on:
+            self._previous = signal.signal(signal.SIGINT, self._record if start_method == "fork" else signal.SIG_IGN)
+
+    def _record(self, signum: int, frame: Any) -> None:
+        self._recorded.append(signum)
+
+    def started(self) -> None:
+        """The workers exist: from now on a Ctrl-C is recorded under spawn too."""
+        if self._on:
+            signal.signal(signal.SIGINT, self._record)
+
+    def check(self) -> None:
+        """KeyboardInterrupt if a Ctrl-C was recorded (once per recording)."""
+        if self._recorded:
+            self._recorded.clear()
+            raise KeyboardInterrupt
+
+    def release(self) -> None:
+        """The previous SIGINT handler back; KeyboardInterrupt for a Ctrl-C recorded and not raised yet."""
+        if self._on:
+            signal.signal(signal.SIGINT, self._previous)
+            self._on = False
+        self.check()
+
+
+def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[ProcessPoolExecutor, list, _HeldCtrlC]:
     """A process pool playing ``chunks``; its workers ignore SIGINT, so a Ctrl-C (sent to the whole
     process group) stops only the parent, which then ends them (``_stop_pool``).
 
-    While the workers start (they start on submit) a Ctrl-C must neither kill a child before its
-    initializer runs nor be lost: under fork the parent only records it (a child inherits that
-    harmless handler until its initializer ignores SIGINT); under spawn it is ignored in that window (a
-    spawned child starts with the disposition; Python installs its KeyboardInterrupt handler only over
-    the default one).
-
-    The guard stays on until the caller calls the returned ``restore`` inside the block that stops the pool
-    on KeyboardInterrupt; ``restore`` puts the previous handler back and raises KeyboardInterrupt for a
-    recorded Ctrl-C. Restored here instead, a Ctrl-C landing between the pool's start and that block would
-    leave the workers playing, and the interpreter, which joins the pool's manager thread at exit, waiting."""
+    Ctrl-C is held (``_HeldCtrlC``) from before the workers start: the caller checks it while it waits for
+    results, inside the block that stops the pool on KeyboardInterrupt, and releases it once the pool is
+    shut down. If the pool cannot start, it is stopped here and the hold released."""
     context = _mp_context()
-    interrupted: list[int] = []
-    # a process that inherited SIGINT ignored (nohup-like jobs) keeps ignoring it; only a handled one is guarded
-    guard = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) != signal.SIG_IGN
-    if context.get_start_method() == "fork":
-        def during_start(signum: int, frame: Any) -> None:
-            interrupted.append(signum)
-    else:
-        during_start = signal.SIG_IGN
-    previous = signal.signal(signal.SIGINT, during_start) if guard else None
-
-    def restore() -> None:
-        if guard:
-            signal.signal(signal.SIGINT, previous)
-        if interrupted:  # a Ctrl-C while the workers started: honoured now
-            raise KeyboardInterrupt
-
+    ctrl_c = _HeldCtrlC(context.get_start_method())
     pool = None
     try:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
@@ -231,9 +256,20 @@ def _start_pool(workers: int, job: EvalJob, chunks: list[list[int]]) -> tuple[Pr
     except BaseException:
         if pool is not None:  # no caller will stop it: its workers may already be running
             _stop_pool(pool)
-        restore()
+        ctrl_c.release()
         raise
-    return pool, futures, restore
+    ctrl_c.started()
+    return pool, futures, ctrl_c
+
+
+def _finished_chunks(futures: list, ctrl_c: _HeldCtrlC, poll: float = 0.2):
+    """Each chunk's result as it finishes; a held Ctrl-C is raised between waits (at most ``poll`` s late)."""
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
+        ctrl_c.check()
+        for fut in done:
+            yield fut.result()
 
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
