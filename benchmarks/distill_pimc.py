@@ -369,8 +369,9 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
         entry["own_decisions"] = {"start": agreement(start, data, own), "distilled": agreement(actor, data, own)}
     out = folder / f"distilled_{args.label or args.objective}.mazzo.zip"
     save_actor(actor, out, {**read_metadata(start_path), "distilled": {"teacher": args.teacher, **entry["setup"]}})
-    entry["growth"] = batched_panel(game, flags, out, f"ppo:{start_path}", args.growth_deals, args.seed)
-    print(f"{game}: distilled vs its start {entry['growth']['mean']:+.3f}", flush=True)
+    if args.growth_deals:
+        entry["growth"] = batched_panel(game, flags, out, f"ppo:{start_path}", args.growth_deals, args.seed)
+        print(f"{game}: distilled vs its start {entry['growth']['mean']:+.3f}", flush=True)
     save()
     if args.pimc_deals:
         entry["pimc"] = aec_panel(game, flags, out, PIMC_PANEL, args.pimc_deals, 1, args.workers)
@@ -456,8 +457,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--beta", type=float, default=0.5)
     p.add_argument("--scale", type=float, default=5.0, help="objective q: value units per unit of advantage")
-    p.add_argument("--growth-deals", type=int, default=2000)
-    p.add_argument("--pimc-deals", type=int, default=200)
+    p.add_argument("--growth-deals", type=int, default=2000, help="the panel among copies of the start (0: none)")
+    p.add_argument("--pimc-deals", type=int, default=200, help="the panel among PIMC players (0: none)")
     study_args(p, "distill_pimc")
     p.add_argument("--report-only", action="store_true")
     args = p.parse_args(argv)

@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("numba")
 
 from agents.rows import MaskedRandom, make_opponent  # noqa: E402
+from envs.core.errors import ConfigError  # noqa: E402
 from envs.registry import GAMES, game_spec  # noqa: E402
 from train.evaluation.batched import batched_margin, play_seated  # noqa: E402
 
@@ -33,6 +34,12 @@ def test_the_better_player_has_a_positive_margin_and_the_same_seed_the_same_figu
     assert batched_margin("picchetto", FLAGS["picchetto"], "heuristic", "random", 200, seed=1) == r
     worse = batched_margin("pigugnin", FLAGS["pigugnin"], "random", "heuristic", 200, seed=1)
     assert worse["high"] < 0 and worse["in_seat"]["high"] < 0
+
+
+@pytest.mark.parametrize("deals", [0, -3])
+def test_a_margin_on_no_deals_is_refused_with_the_count(deals):
+    with pytest.raises(ConfigError, match=f"at least 1 deal; got {deals}"):
+        batched_margin("picchetto", FLAGS["picchetto"], "heuristic", "random", deals, seed=1)
 
 
 def test_every_seat_replays_the_same_deal():
@@ -179,8 +186,10 @@ def test_the_pimc_distillation_collects_the_search_values_trains_a_copy_and_meas
     with pytest.raises(SystemExit, match="--with-demos: no file"):
         distill_pimc.main([*argv, "--behaviour", "start", "--with-demos", str(tmp_path / "none.npz")])
     distill_pimc.main([*argv, "--behaviour", "start", "--with-demos", str(earlier), "--demo-seed", "5",
-                       "--demo-workers", "1", "--label", "dagger", "--pimc-deals", "0", "--hidden", "16", "8"])
+                       "--demo-workers", "1", "--label", "dagger", "--pimc-deals", "0", "--growth-deals", "0",
+                       "--hidden", "16", "8"])
     entry = json.loads(js.read_text())["picchetto"]["dagger"]
+    assert "growth" not in entry and "pimc" not in entry  # both panels skipped at 0 deals
     (collection,) = (runs / "picchetto").glob("demos_3_5_by-*.npz")
     with np.load(collection) as z:
         by_learner, hands = z["by_learner"], z["hand"]

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.errors import ConfigError
 from train.evaluation.stats import mean_ci
 
 __all__ = ["play_seated", "play_table", "batched_margin"]
@@ -75,6 +76,8 @@ def batched_margin(game: str, flags: dict[str, Any], candidate: Any, field: Any,
     ``field_alone``: interval dicts; the last two are mean returns over the seats)."""
     from envs.registry import game_spec
 
+    if num_deals < 1:
+        raise ConfigError(f"num_deals: a margin needs at least 1 deal; got {num_deals}")
     spec = game_spec(game)
     n = spec.num_players(flags)
     cand_rows, field_rows, beside_rows = [], [], []
