@@ -201,7 +201,7 @@ class _HeldCtrlC:
     while it holds a future's lock (``as_completed`` and ``wait`` take every future's lock in turn; interrupted
     there, the lock is never given back). The pool's manager thread, which cancels the queued futures on
     shutdown, then waits for that lock for ever, and so does the interpreter, which joins that thread at exit:
-    a Ctrl-C that printed ``interrupted`` and never ended (a fresh clone's Ctrl-C test, session 37).
+    a Ctrl-C that printed ``interrupted`` and never ended.
 
     So SIGINT is only recorded while the pool lives. While its workers start it must also not kill a child
     before the child's initializer ignores SIGINT: under fork a child inherits the harmless recording handler;
@@ -211,7 +211,7 @@ class _HeldCtrlC:
     main thread (no signal handlers there), is left as it is: nothing is recorded."""
 
     def __init__(self, start_method: str) -> None:
-        self._recorded: list[int] = []
+        self._pressed = False
         self._on = (threading.current_thread() is threading.main_thread()
                     and signal.getsignal(signal.SIGINT) != signal.SIG_IGN)
         self._previous = None
@@ -219,7 +219,7 @@ class _HeldCtrlC:
             self._previous = signal.signal(signal.SIGINT, self._record if start_method == "fork" else signal.SIG_IGN)
 
     def _record(self, signum: int, frame: Any) -> None:
-        self._recorded.append(signum)
+        self._pressed = True
 
     def started(self) -> None:
         """The workers exist: from now on a Ctrl-C is recorded under spawn too."""
@@ -228,8 +228,8 @@ class _HeldCtrlC:
 
     def check(self) -> None:
         """KeyboardInterrupt if a Ctrl-C was recorded (once per recording)."""
-        if self._recorded:
-            self._recorded.clear()
+        if self._pressed:
+            self._pressed = False
             raise KeyboardInterrupt
 
     def release(self) -> None:
