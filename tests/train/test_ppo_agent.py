@@ -215,7 +215,7 @@ def test_missing_foreign_or_malformed_files_fail_clearly(tmp_path, ckpts):
     bad_json = rewrite(path, tmp_path / "badjson.mazzo.zip", drop=("mazzo.json",), extra={"mazzo.json": "{oops"})
     with pytest.raises(CheckpointError, match="mazzo.json is not JSON"):
         TrainedAgent(bad_json, "briscola5")
-    with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, briscola5_hardened, briscola5_v1, "
+    with pytest.raises(FileNotFoundError, match="no pretrained checkpoint 'scopa'.*available: briscola5, briscola5_expert, briscola5_hardened, briscola5_v1, "
                                                 "picchetto, picchetto_distilled, picchetto_expert, picchetto_v1, pigugnin, pigugnin_5p, pigugnin_distilled, pigugnin_distilled_5p, "
                                                 "pigugnin_expert, "
                                                 "pigugnin_v1, pigugnin_v1_5p"):
@@ -383,6 +383,25 @@ def test_the_hardened_briscola_checkpoint_records_its_recipe_and_its_start():
     assert agent.meta["network"]["pi"] == [128, 128] and path.stat().st_size < 1_000_000
     assert _moves_that_differ("briscola5", agent, make_agent("pretrained:briscola5", "briscola5"), deals=3) > 0
     r = head_to_head("briscola5", "pretrained:briscola5_hardened", "random", num_deals=3)
+    assert r["n_deals"] == 3
+
+
+def test_the_briscola_expert_checkpoint_names_its_teacher_and_departs_from_the_hardened_file():
+    """``pretrained:briscola5_expert``: ``pretrained:briscola5_hardened`` after three rounds of expert iteration
+    (``benchmarks/distill_pimc.md``, expert_hardened1 to expert_hardened3): PIMC playing out with the hardened file
+    labelled the rounds' own hands with its values. The file names that teacher and the objective, keeps the 2 x 128
+    network, and plays differently from the hardened file, or it would be the same player under a new name."""
+    path = PRETRAINED_DIR / "briscola5_expert.mazzo.zip"
+    if not path.exists():
+        pytest.fail("agents/pretrained/briscola5_expert.mazzo.zip is missing")
+    agent = make_agent("pretrained:briscola5_expert", "briscola5")
+    assert Path(agent.path).name == path.name and path.stat().st_size < 1_000_000
+    assert agent.meta["network"]["pi"] == [128, 128] and agent.meta["flags"] == {}
+    distilled = agent.meta["distilled"]
+    assert distilled["teacher"] == "pimc:playout=pretrained:briscola5_hardened" and distilled["objective"] == "q"
+    hardened = make_agent("pretrained:briscola5_hardened", "briscola5")
+    assert _moves_that_differ("briscola5", agent, hardened, deals=3) > 0
+    r = head_to_head("briscola5", "pretrained:briscola5_expert", "random", num_deals=3)
     assert r["n_deals"] == 3
 
 
