@@ -13,13 +13,17 @@ This probe seats variants of it alone among PIMC players on the same duplicate d
 | ``pimc_partner`` | the cards of the partner (holding the called card, someone else called) | the rest |
 | ``pimc_defender`` | the defenders' cards | the rest |
 
-A variant that closes most of the gap locates it. Each row gives the margin per hand (95% interval over deals)
-and the roles as the evaluation counts them: caller rate, contracts made, and how often the side won in
+A variant that closes most of the gap locates it. Each row gives the margin per hand (95% interval over deals),
+the same margin paired deal by deal with the ``agent`` row where both were measured in one run (each variant's
+``eval.json`` goes to ``--runs``), and the roles as the evaluation counts them: caller rate, contracts made, and how often the side won in
 the hands the seat was partner and defender; the field's row (the four PIMC players' sums) is the
 reference. Roles are read from the seat's own observation (``envs.briscola5.observation.decode``), so no
 variant sees more than the seat may. These are probes, not players: the hybrids are built here only.
 
     python benchmarks/briscola5_roles.py --deals 200 --seed 2 --workers 2
+    python benchmarks/briscola5_roles.py --agent pretrained:briscola5_expert --variants agent pimc_partner \
+        --deals 300 --seed 2 --workers 2 --json benchmarks/briscola5_roles_expert.json \
+        --out benchmarks/briscola5_roles_expert.md --runs runs/briscola5_roles_expert
     python benchmarks/briscola5_roles.py --report-only
 """
 
@@ -34,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from learning import PIMC_PANEL, _meta, _pct, fmt  # noqa: E402
-from role_probe import HybridProbe, measure_variants, probe_arguments  # noqa: E402
+from role_probe import HybridProbe, measure_variants, probe_arguments, save_eval, with_pairs  # noqa: E402
 
 from envs.briscola5.game import PASS  # noqa: E402
 
@@ -66,11 +70,11 @@ def role(observation: dict) -> str:
 
 
 class RoleProbe(HybridProbe):
-    """``pretrained:briscola5``, with PIMC deciding in the variant's roles (and passing whenever it may with
-    ``always_pass``)."""
+    """``agent`` (default ``pretrained:briscola5``), with PIMC deciding in the variant's roles (and passing whenever
+    it may with ``always_pass``)."""
 
-    def __init__(self, variant: str):
-        super().__init__(GAME, variant, role, VARIANTS[variant])
+    def __init__(self, variant: str, agent: str | None = None):
+        super().__init__(GAME, variant, role, VARIANTS[variant], agent)
         self.always_pass = variant == "always_pass"
 
     def act(self, observation: dict) -> int:
@@ -79,32 +83,35 @@ class RoleProbe(HybridProbe):
         return super().act(observation)
 
 
-def measure(variant: str, deals: int, seed: int) -> dict:
-    """The variant alone among PIMC players: its margin per hand, its figures and the field's."""
+def measure(variant: str, deals: int, seed: int, runs: Path, agent: str | None = None) -> dict:
+    """The variant alone among PIMC players: its margin per hand, its figures and the field's; its ``eval.json``
+    (per deal) goes to ``runs/variant``."""
     from train.evaluation.core import evaluate
 
-    res = evaluate(GAME, [RoleProbe(variant)], field=PIMC_PANEL, num_deals=deals, seed=seed, workers=1)
+    res = evaluate(GAME, [RoleProbe(variant, agent)], field=PIMC_PANEL, num_deals=deals, seed=seed, workers=1)
     player, field = res.table[0], res.field_row
-    return {"margin": res.margin["per_hand"], "n_deals": deals,
+    return {"margin": res.margin["per_hand"], "n_deals": deals, "eval_json": save_eval(res, runs, variant, ROOT),
             "figures": {k: player["figures"][k] for k in FIGURES},
             "field_figures": {k: field["figures"][k] for k in FIGURES}}
 
 
 def report(results: dict, out: Path) -> None:
-    lines = ["# Briscola: where the learned agent loses to PIMC", ""]
     meta = results.get("meta")
+    agent = (meta or {}).get("agent")
+    lines = [f"# Briscola: where {f'`{agent}`' if agent else 'the learned agent'} loses to PIMC", ""]
     if meta:
         lines += [f"Each variant alone among four PIMC players on the same {meta['deals']} duplicate deals. Measured by "
                   f"`{meta['command']}` (commit {meta['commit']}, started {meta['when']}; {meta['machine']}; "
                   f"{meta['versions']}).", ""]
-    lines += ["| variant | PIMC decides | margin per hand | caller | made | partner's side won "
-              "| defenders won |", "|---|---|---|---|---|---|---|"]
+    lines += ["| variant | PIMC decides | margin per hand | paired with `agent` | caller | made | partner's side won "
+              "| defenders won |", "|---|---|---|---|---|---|---|---|"]
     for variant, roles in VARIANTS.items():
         r = results.get("variants", {}).get(variant)
         if r is None:
             continue
-        f = r["figures"]
-        lines.append(f"| `{variant}` | {', '.join(roles) or '-'} | {fmt(r['margin'])} | {_pct(f['caller_rate'])} | "
+        f, pair = r["figures"], r.get("paired_with_agent")
+        lines.append(f"| `{variant}` | {', '.join(roles) or '-'} | {fmt(r['margin'])} | {fmt(pair) if pair else '-'} | "
+                     f"{_pct(f['caller_rate'])} | "
                      f"{_pct(f['contract_made'])} | {_pct(f['partner_won'])} | {_pct(f['defender_won'])} |")
     first = next(iter(results.get("variants", {}).items()), None)
     if first is not None:
@@ -122,9 +129,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.report_only:
         report(json.loads(args.json.read_text()), args.out)
         return
-    meta = {**_meta(argv, "briscola5_roles.py"), "deals": args.deals}
-    results = {"meta": meta, "variants": measure_variants(measure, args.variants, args.workers, args.deals, args.seed)}
-    args.json.write_text(json.dumps(results, indent=1) + "\n")
+    meta = {**_meta(argv, "briscola5_roles.py"), "deals": args.deals, "agent": args.agent}
+    results = {"meta": meta, "variants": measure_variants(measure, args.variants, args.workers, args.deals, args.seed,
+                                                          args.runs, args.agent)}
+    args.json.write_text(json.dumps(with_pairs(results, ROOT), indent=1) + "\n")
     report(results, args.out)
     print(args.out.read_text())
 

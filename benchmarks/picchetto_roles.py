@@ -35,8 +35,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from learning import PIMC_PANEL, _meta, fmt  # noqa: E402
-from paired_margin import paired  # noqa: E402
-from role_probe import HybridProbe, measure_variants, probe_arguments  # noqa: E402
+from role_probe import HybridProbe, measure_variants, probe_arguments, save_eval, with_pairs  # noqa: E402
 
 GAME = "picchetto"
 FLAGS = {"episode": "hand"}
@@ -62,38 +61,24 @@ def role(observation: dict) -> str:
     return LAST_TRICKS if len(view["hand"]) <= ENDGAME_CARDS else EARLY_TRICKS
 
 
-def player(variant: str) -> HybridProbe:
-    """``pretrained:picchetto``, with PIMC deciding in the variant's phases."""
-    return HybridProbe(GAME, variant, role, VARIANTS[variant])
+def player(variant: str, agent: str | None = None) -> HybridProbe:
+    """``agent`` (default ``pretrained:picchetto``), with PIMC deciding in the variant's phases."""
+    return HybridProbe(GAME, variant, role, VARIANTS[variant], agent)
 
 
-def measure(variant: str, deals: int, seed: int, runs: Path) -> dict:
+def measure(variant: str, deals: int, seed: int, runs: Path, agent: str | None = None) -> dict:
     """The variant alone against PIMC: its margin per hand; its ``eval.json`` (per deal) goes to ``runs/variant``."""
     from train.evaluation.core import evaluate
 
-    res = evaluate(GAME, [player(variant)], field=PIMC_PANEL, num_deals=deals, seed=seed, flags=FLAGS, workers=1)
-    path = res.to_json(runs / variant / "eval.json").resolve()
-    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path  # the results file names no local prefix
-    return {"margin": res.margin["per_hand"], "n_deals": deals, "eval_json": str(shown)}
-
-
-def with_pairs(results: dict) -> dict:
-    """Adds each variant's margin paired with the ``agent`` row's, deal by deal, where both eval.json files exist."""
-    variants = results.get("variants", {})
-    base = variants.get("agent")
-    if base is None or not (ROOT / base["eval_json"]).is_file():
-        return results
-    a = json.loads((ROOT / base["eval_json"]).read_text())
-    for name, r in variants.items():
-        if name != "agent" and (ROOT / r["eval_json"]).is_file():
-            iv = paired(json.loads((ROOT / r["eval_json"]).read_text()), a)
-            r["paired_with_agent"] = {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n}
-    return results
+    res = evaluate(GAME, [player(variant, agent)], field=PIMC_PANEL, num_deals=deals, seed=seed, flags=FLAGS,
+                   workers=1)
+    return {"margin": res.margin["per_hand"], "n_deals": deals, "eval_json": save_eval(res, runs, variant, ROOT)}
 
 
 def report(results: dict, out: Path) -> None:
-    lines = ["# Picchetto: where the learned agent loses to PIMC", ""]
     meta = results.get("meta")
+    agent = (meta or {}).get("agent")
+    lines = [f"# Picchetto: where {f'`{agent}`' if agent else 'the learned agent'} loses to PIMC", ""]
     if meta:
         lines += [f"Each variant alone against PIMC (`{PIMC_PANEL}`, PIMC at the defaults it had before learned networks "
                   f"played its playouts) on the same {meta['deals']} duplicate deals (one hand each). "
@@ -114,15 +99,14 @@ def report(results: dict, out: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     p = probe_arguments(__doc__.split("\n")[0], list(VARIANTS), "picchetto_roles", ROOT, deals=600)
-    p.add_argument("--runs", type=Path, default=ROOT / "runs" / "picchetto_roles", help="each variant's eval.json")
     args = p.parse_args(argv)
     if args.report_only:
         report(json.loads(args.json.read_text()), args.out)
         return
-    meta = {**_meta(argv, "picchetto_roles.py"), "deals": args.deals}
+    meta = {**_meta(argv, "picchetto_roles.py"), "deals": args.deals, "agent": args.agent}
     results = {"meta": meta, "variants": measure_variants(measure, args.variants, args.workers, args.deals, args.seed,
-                                                          args.runs)}
-    args.json.write_text(json.dumps(with_pairs(results), indent=1) + "\n")
+                                                          args.runs, args.agent)}
+    args.json.write_text(json.dumps(with_pairs(results, ROOT), indent=1) + "\n")
     report(results, args.out)
     print(args.out.read_text())
 

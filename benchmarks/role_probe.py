@@ -1,8 +1,8 @@
 """What the role probes share (``benchmarks/<game>_roles.py``): a learned agent with PIMC taking over some of its
 decisions, and the command line that measures each variant of it against PIMC.
 
-A probe's variants differ in which roles PIMC takes: ``HybridProbe(game, name, role, pimc_roles)`` plays
-``pretrained:GAME`` and hands PIMC (``pimc-v1``, the PIMC of the published probes: ``learning.PIMC_PANEL``) every
+A probe's variants differ in which roles PIMC takes: ``HybridProbe(game, name, role, pimc_roles, agent)`` plays
+``agent`` (``pretrained:GAME`` unless ``--agent`` names another player) and hands PIMC (``pimc-v1``, the PIMC of the published probes: ``learning.PIMC_PANEL``) every
 decision whose ``role(observation)`` is in ``pimc_roles``, reading only the seat's own observation. PIMC sees every
 observation, so its tracker of the hand stays whole. These are probes, not players: the hybrids are built in the
 benchmarks only.
@@ -11,6 +11,7 @@ benchmarks only.
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -21,16 +22,17 @@ from learning import PIMC_PANEL  # the probes' scripts put benchmarks/ on sys.pa
 
 
 class HybridProbe:
-    """``pretrained:GAME``, with PIMC deciding wherever ``role(observation)`` is one of ``pimc_roles`` (none: no PIMC
-    player is built)."""
+    """``agent`` (default ``pretrained:GAME``), with PIMC deciding wherever ``role(observation)`` is one of
+    ``pimc_roles`` (none: no PIMC player is built)."""
 
-    def __init__(self, game: str, name: str, role: Callable[[dict], str], pimc_roles: Iterable[str]):
+    def __init__(self, game: str, name: str, role: Callable[[dict], str], pimc_roles: Iterable[str],
+                 agent: str | None = None):
         from agents import make_agent
 
         self.name = name
         self.role = role
         self.pimc_roles = frozenset(pimc_roles)
-        self.net = make_agent(f"pretrained:{game}", game, seed=0)
+        self.net = make_agent(agent or f"pretrained:{game}", game, seed=0)
         self.pimc = make_agent(PIMC_PANEL, game, seed=0) if self.pimc_roles else None
 
     def act(self, observation: dict) -> int:
@@ -53,9 +55,11 @@ class HybridProbe:
 
 
 def probe_arguments(description: str, variants: list[str], name: str, root: Path, deals: int) -> argparse.ArgumentParser:
-    """The probes' common options: ``--variants``, ``--deals``, ``--seed``, ``--workers``, ``--json``, ``--out``,
-    ``--report-only`` (the results as ``benchmarks/NAME.json`` and ``.md``)."""
+    """The probes' common options: ``--agent``, ``--variants``, ``--deals``, ``--seed``, ``--workers``, ``--json``,
+    ``--out``, ``--report-only`` (the results as ``benchmarks/NAME.json`` and ``.md``), ``--runs`` (each variant's
+    ``eval.json``, for the pairing of ``with_pairs``)."""
     p = argparse.ArgumentParser(description=description)
+    p.add_argument("--agent", default=None, help="the learned player probed (default: pretrained:GAME)")
     p.add_argument("--variants", nargs="+", choices=variants, default=variants)
     p.add_argument("--deals", type=int, default=deals)
     p.add_argument("--seed", type=int, default=2)
@@ -63,7 +67,32 @@ def probe_arguments(description: str, variants: list[str], name: str, root: Path
     p.add_argument("--json", type=Path, default=root / "benchmarks" / f"{name}.json")
     p.add_argument("--out", type=Path, default=root / "benchmarks" / f"{name}.md")
     p.add_argument("--report-only", action="store_true")
+    p.add_argument("--runs", type=Path, default=root / "runs" / name, help="each variant's eval.json")
     return p
+
+
+def save_eval(res, runs: Path, variant: str, root: Path) -> str:
+    """Writes the variant's ``eval.json`` (per deal) to ``runs/variant`` and returns its path as the results file
+    names it: relative to ``root`` where it lies inside it, so the file names no local prefix."""
+    path = res.to_json(runs / variant / "eval.json").resolve()
+    return str(path.relative_to(root) if path.is_relative_to(root) else path)
+
+
+def with_pairs(results: dict, root: Path) -> dict:
+    """Adds each variant's margin paired with the ``agent`` row's, deal by deal (``benchmarks/paired_margin.py``'s
+    interval), where both ``eval.json`` files exist."""
+    from paired_margin import paired
+
+    variants = results.get("variants", {})
+    base = variants.get("agent")
+    if base is None or "eval_json" not in base or not (root / base["eval_json"]).is_file():
+        return results
+    a = json.loads((root / base["eval_json"]).read_text())
+    for name, r in variants.items():
+        if name != "agent" and "eval_json" in r and (root / r["eval_json"]).is_file():
+            iv = paired(json.loads((root / r["eval_json"]).read_text()), a)
+            r["paired_with_agent"] = {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n}
+    return results
 
 
 def measure_variants(measure: Callable[..., dict], variants: list[str], workers: int, *args: Any) -> dict:
