@@ -3,6 +3,7 @@ and matches the game's state, and PIMC decides exactly the decisions of the role
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -93,3 +94,44 @@ def test_the_always_pass_variant_never_bids(probe):
         play_hand(seed, act)
     assert moves and all(not BID <= m < FORFEIT for m in moves)
     assert player.pimc is None
+
+
+def test_agent_names_the_player_probed_and_it_plays_every_move_of_the_agent_variant(probe):
+    from agents import make_agent
+
+    player = probe.RoleProbe("agent", "pretrained:briscola5_expert")
+    reference, shipped = make_agent("pretrained:briscola5_expert", "briscola5"), make_agent("pretrained:briscola5", "briscola5")
+    player.seed(0)
+    observations = []
+
+    def act(obs):
+        observations.append(obs)
+        return player.act(obs)
+
+    for seed in range(3):
+        player.reset()
+        play_hand(seed, act)
+    assert observations and player.pimc is None
+    assert all(player.act(o) == reference.act(o) for o in observations)
+    assert any(reference.act(o) != shipped.act(o) for o in observations)  # so the default would have failed
+
+
+def test_each_variant_is_paired_deal_by_deal_with_the_agent_row(probe, tmp_path):
+    from paired_margin import paired
+    from role_probe import save_eval, with_pairs
+
+    from train.evaluation.core import evaluate
+
+    runs = tmp_path / "runs"
+    for variant, spec in (("agent", "random"), ("pimc_partner", "heuristic-v1")):
+        res = evaluate("briscola5", [spec], field="heuristic", num_deals=4, seed=3, workers=1)
+        assert save_eval(res, runs, variant, tmp_path) == f"runs/{variant}/eval.json"  # relative: no local prefix
+    results = {"variants": {v: {"eval_json": f"runs/{v}/eval.json"} for v in ("agent", "pimc_partner")}}
+    results["variants"]["pimc_defender"] = {"eval_json": "runs/pimc_defender/eval.json"}  # not measured: no pair
+    with_pairs(results, tmp_path)
+    expected = paired(*(json.loads((runs / v / "eval.json").read_text()) for v in ("pimc_partner", "agent")))
+    assert expected.mean != 0  # so a pairing in the wrong order would show
+    pair = results["variants"]["pimc_partner"]["paired_with_agent"]
+    assert (pair["mean"], pair["low"], pair["high"], pair["n"]) == (expected.mean, expected.low, expected.high, 4)
+    assert "paired_with_agent" not in results["variants"]["agent"]
+    assert "paired_with_agent" not in results["variants"]["pimc_defender"]
