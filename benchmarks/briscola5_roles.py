@@ -15,15 +15,16 @@ This probe seats variants of it alone among PIMC players on the same duplicate d
 
 A variant that closes most of the gap locates it. Each row gives the margin per hand (95% interval over deals),
 the same margin paired deal by deal with the ``agent`` row where both were measured in one run (each variant's
-``eval.json`` goes to ``--runs``), and the roles as the evaluation counts them: caller rate, contracts made, and how often the side won in
-the hands the seat was partner and defender; the field's row (the four PIMC players' sums) is the
-reference. Roles are read from the seat's own observation (``envs.briscola5.observation.decode``), so no
-variant sees more than the seat may. These are probes, not players: the hybrids are built here only.
+``eval.json`` goes to ``--runs``), and the roles as the evaluation counts them: caller rate, contracts made, and
+how often the side won in the hands the seat was partner and defender; the field's row (the four PIMC players'
+sums) is the reference. Roles are read from the seat's own observation (``envs.briscola5.observation.decode``),
+so no variant sees more than the seat may. These are probes, not players: the hybrids are built here only.
 
     python benchmarks/briscola5_roles.py --deals 200 --seed 2 --workers 2
-    python benchmarks/briscola5_roles.py --agent pretrained:briscola5_expert --variants agent pimc_partner \
-        --deals 300 --seed 2 --workers 2 --json benchmarks/briscola5_roles_expert.json \
-        --out benchmarks/briscola5_roles_expert.md --runs runs/briscola5_roles_expert
+    python benchmarks/briscola5_roles.py --agent pretrained:briscola5_expert \
+        --variants agent pimc_partner pimc_defender pimc_auction --deals 300 --seed 2 --workers 2 \
+        --json benchmarks/briscola5_roles_expert.json --out benchmarks/briscola5_roles_expert.md \
+        --runs runs/briscola5_roles_expert
     python benchmarks/briscola5_roles.py --report-only
 """
 
@@ -111,8 +112,8 @@ def report(results: dict, out: Path) -> None:
             continue
         f, pair = r["figures"], r.get("paired_with_agent")
         lines.append(f"| `{variant}` | {', '.join(roles) or '-'} | {fmt(r['margin'])} | {fmt(pair) if pair else '-'} | "
-                     f"{_pct(f['caller_rate'])} | "
-                     f"{_pct(f['contract_made'])} | {_pct(f['partner_won'])} | {_pct(f['defender_won'])} |")
+                     f"{_pct(f['caller_rate'])} | {_pct(f['contract_made'])} | {_pct(f['partner_won'])} | "
+                     f"{_pct(f['defender_won'])} |")
     first = next(iter(results.get("variants", {}).items()), None)
     if first is not None:
         name, f = first[0], first[1]["field_figures"]

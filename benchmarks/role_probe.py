@@ -4,8 +4,8 @@ decisions, and the command line that measures each variant of it against PIMC.
 A probe's variants differ in which roles PIMC takes: ``HybridProbe(game, name, role, pimc_roles, agent)`` plays
 ``agent`` (``pretrained:GAME`` unless ``--agent`` names another player) and hands PIMC (``pimc-v1``, the PIMC of
 the published probes: ``learning.PIMC_PANEL``) every decision whose ``role(observation)`` is in ``pimc_roles``,
-reading only the seat's own observation. PIMC sees every observation, so its tracker of the hand stays whole. These are probes, not players: the hybrids are built in the
-benchmarks only.
+reading only the seat's own observation. PIMC sees every observation, so its tracker of the hand stays whole.
+These are probes, not players: the hybrids are built in the benchmarks only.
 """
 
 from __future__ import annotations
