@@ -16,6 +16,7 @@ trained on them and measured again:
 | roles | ``--roles ROLE...``: train on the decisions of these roles only (held-out agreement too), read from each decision's own observation by ``role(observation)`` of ``benchmarks/<game>_roles.py`` (Briscola: ``before_tricks``, ``caller``, ``partner``, ``defender``); for a game that has such a module. ``--anchor W``: the other roles' training decisions stay in, with only W x KL(start, new), so that the roles not taught keep the start's play (through the shared layers they drift otherwise); the entry's ``anchored`` says how often their greedy move is still the start's on held-out deals |
 | anchor tables | ``--anchor-hands N`` (with ``--anchor``): the start agent also plays one seat of N deals among ``--anchor-field`` players (the heuristic by default), and its own decisions there (every role; the last 10% of the deals held out) join the anchored ones. PIMC's tables show only the roles the agent plays against PIMC (Briscola's agent calls in one hand in five there, in nine in ten against the heuristic), so the anchor also covers the tables it will meet elsewhere |
 | teacher | ``--teacher SPEC``: the search that plays and labels, ``pimc-v1`` (PIMC at the defaults of the published rounds, ``learning.PIMC_PANEL``) by default; any PIMC spec, e.g. ``pimc:playout=pretrained:pigugnin_distilled`` (its playouts played by a network: one step of policy improvement over that network, as in expert iteration); the collection's file name carries it |
+| belief head | ``--belief W``: a linear head on the network's last hidden layer learns, with weight W x binary cross-entropy, the decider's privileged vector (``envs/<game>/privileged.py``: the other seats' hands, and Picchetto's talon and discards), which every collection keeps per decision (``privileged``). Hidden cards shape the features the policy reads; the head is dropped on export, so the saved actor still reads only the observation. The entry's epochs give the head's held-out cross-entropy and that of the best constant guess (each entry's training mean) |
 | panels | the distilled agent alone among copies of its start (``--growth-deals`` batched duplicate deals) and alone among PIMC players (``--pimc-deals`` AEC deals, ``--seed 1``: the shipped agents' PIMC deals) |
 
     python benchmarks/distill_pimc.py --games picchetto --hands 3000
@@ -100,11 +101,12 @@ def collect_block(game: str, flags: dict, player_seed: int, deal_seeds: np.ndarr
     from envs.registry import make_raw_env
 
     env = make_raw_env(game, **flags)
+    privileged_vector = privileged_of(game)
     players = [make_agent(teacher, game, seed=player_seed + 7919 * s, flags=flags)
                for s in range(len(env.possible_agents))]
     learner = make_agent(behaviour, game, flags=flags) if behaviour else None
     num_actions = env.action_space(env.possible_agents[0]).n
-    obs, masks, values, hand_of, by_learner = [], [], [], [], []
+    obs, masks, values, hand_of, by_learner, privileged = [], [], [], [], [], []
     started = time.time()
     for hand in block:
         for p in players + ([learner] if learner is not None else []):
@@ -127,12 +129,21 @@ def collect_block(game: str, flags: dict, player_seed: int, deal_seeds: np.ndarr
                 values.append(v)
                 hand_of.append(hand)
                 by_learner.append(seat == learner_seat)
+                privileged.append(privileged_vector(env.game, env.state_, seat))
             env.step(move)
         if (hand + 1 - block.start) % 500 == 0:
             print(f"{game}: {hand + 1 - block.start} hands of {len(block)}, {len(obs)} decisions, "
                   f"{time.time() - started:.0f} s", flush=True)
     return {"obs": np.asarray(obs, np.float32), "mask": np.asarray(masks), "values": np.asarray(values),
-            "hand": np.asarray(hand_of), "by_learner": np.asarray(by_learner, bool)}
+            "hand": np.asarray(hand_of), "by_learner": np.asarray(by_learner, bool),
+            "privileged": np.asarray(privileged, np.float32)}
+
+
+def privileged_of(game: str):
+    """``privileged(game, state, seat)`` of ``envs/<game>/privileged.py``: what a seat cannot see (training only)."""
+    import importlib
+
+    return importlib.import_module(f"envs.{game}.privileged").privileged
 
 
 def collect_own(game: str, flags: dict, hands: int, seed: int, out: Path, behaviour: str, field: str
@@ -146,11 +157,12 @@ def collect_own(game: str, flags: dict, hands: int, seed: int, out: Path, behavi
     from envs.registry import make_raw_env
 
     env = make_raw_env(game, **flags)
+    privileged_vector = privileged_of(game)
     seats = len(env.possible_agents)
     players = [make_agent(field, game, seed=seed + 7919 * s, flags=flags) for s in range(seats)]
     learner = make_agent(behaviour, game, flags=flags)
     deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
-    obs, masks, hand_of = [], [], []
+    obs, masks, hand_of, privileged = [], [], [], []
     for hand in range(hands):
         for p in players + [learner]:
             p.reset()
@@ -165,11 +177,12 @@ def collect_own(game: str, flags: dict, hands: int, seed: int, out: Path, behavi
                 obs.append(o["observation"])
                 masks.append(o["action_mask"].astype(bool))
                 hand_of.append(hand)
+                privileged.append(privileged_vector(env.game, env.state_, seat))
             env.step(learner.act(o))
     num_actions = env.action_space(env.possible_agents[0]).n
     data = {"obs": np.asarray(obs, np.float32), "mask": np.asarray(masks),
             "values": np.full((len(obs), num_actions), np.nan, np.float32), "hand": np.asarray(hand_of),
-            "by_learner": np.ones(len(obs), bool)}
+            "by_learner": np.ones(len(obs), bool), "privileged": np.asarray(privileged, np.float32)}
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **data)
     return data
@@ -239,13 +252,20 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
         actor = build_actor(data["obs"].shape[1], data["mask"].shape[1], args.hidden, args.activation)
     else:
         actor = copy.deepcopy(start).requires_grad_(True)  # its own tensors: the start stays as loaded
+    params = list(actor.parameters())
+    if args.belief:  # the belief head: trained beside the actor, never saved with it
+        hidden_size = actor.action_net.in_features
+        head = torch.nn.Linear(hidden_size, data["privileged"].shape[1])
+        params += list(head.parameters())
+        target = torch.as_tensor(data["privileged"])
+        constant = target[torch.as_tensor(rows)].mean(0).clamp(1e-6, 1 - 1e-6)  # the best guess without the obs
     obs, mask = torch.as_tensor(data["obs"]), torch.as_tensor(data["mask"])
     best = torch.as_tensor(best_set(data["values"]))
     v = data["values"]
     with warnings.catch_warnings():  # unlabelled rows (--anchor-field) are all NaN: advantage 0, never taught
         warnings.simplefilter("ignore", RuntimeWarning)
         adv = torch.as_tensor(np.nan_to_num((v - np.nanmean(v, 1, keepdims=True)) / args.scale), dtype=torch.float32)
-    opt = torch.optim.Adam(actor.parameters(), lr=args.lr)
+    opt = torch.optim.Adam(params, lr=args.lr)
     gen = torch.Generator().manual_seed(args.seed)
     taught = np.ones(len(v), bool) if taught is None else taught
     teach, order = torch.as_tensor(taught), torch.as_tensor(rows)
@@ -253,7 +273,12 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     for epoch in range(args.epochs):
         for b in order[torch.randperm(len(order), generator=gen)].split(256):
             m = mask[b]
-            logp = torch.log_softmax(actor(obs[b]).masked_fill(~m, HUGE_NEG), -1)
+            if args.belief:
+                features = actor.policy_net(actor.features(obs[b]))
+                logits = actor.action_net(features)
+            else:
+                logits = actor(obs[b])
+            logp = torch.log_softmax(logits.masked_fill(~m, HUGE_NEG), -1)
             with torch.no_grad():
                 logp0 = torch.log_softmax(start(obs[b]).masked_fill(~m, HUGE_NEG), -1)
             if args.objective == "best":
@@ -267,15 +292,33 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
             else:  # anchored rows: only the pull back to the start
                 w = t.float()
                 total = (w * (loss + args.beta * kl)).mean() + args.anchor * ((1 - w) * kl).mean()
+            if args.belief:  # every trained decision, taught or anchored: the hidden cards are known in all
+                total = total + args.belief * torch.nn.functional.binary_cross_entropy_with_logits(
+                    head(features), target[b])
             opt.zero_grad()
             total.backward()
-            torch.nn.utils.clip_grad_norm_(actor.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
             opt.step()
         log.append({"epoch": epoch + 1, "held_out": agreement(actor, data, held),
                     "train": agreement(actor, data, own_rows[:len(held)])})
+        if args.belief:
+            log[-1]["belief"] = belief_loss(actor, head, data, held, constant)
         print(f"epoch {epoch + 1}: held-out no-regret {log[-1]['held_out']['no_regret']:.3f}, regret "
               f"{log[-1]['held_out']['regret']:.3f}; train no-regret {log[-1]['train']['no_regret']:.3f}", flush=True)
     return actor.requires_grad_(False)
+
+
+def belief_loss(actor, head, data: dict[str, np.ndarray], rows: np.ndarray, constant) -> dict[str, float]:
+    """The belief head's binary cross-entropy on ``rows`` per entry of the privileged vector, and that of
+    ``constant`` (the training mean of each entry: what a guess without the observation can do)."""
+    import torch
+    from torch.nn.functional import binary_cross_entropy, binary_cross_entropy_with_logits
+
+    x, target = torch.as_tensor(data["obs"][rows]), torch.as_tensor(data["privileged"][rows])
+    with torch.no_grad():
+        mine = binary_cross_entropy_with_logits(head(actor.policy_net(actor.features(x))), target)
+        base = binary_cross_entropy(constant.expand_as(target), target)
+    return {"bce": float(mine), "constant_bce": float(base)}
 
 
 def same_moves(a, b, data: dict[str, np.ndarray], rows: np.ndarray) -> float | None:
@@ -293,7 +336,14 @@ def with_earlier(data: dict[str, np.ndarray], is_held: np.ndarray, files: list[P
         part["hand"] = part["hand"] + max(int(p["hand"].max()) for p in parts) + 1
         parts.append(part)
         held.append(np.zeros(len(part["hand"]), bool))
-    return {k: np.concatenate([p[k] for p in parts]) for k in data}, np.concatenate(held)
+    return joined(parts), np.concatenate(held)
+
+
+def joined(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The decisions of collections ``parts`` in one, with the arrays all of them have (a collection from before
+    the privileged vectors were kept has none: then the whole has none)."""
+    keys = [k for k in parts[0] if all(k in p for p in parts)]
+    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
 
 
 def role_module(game: str):
@@ -341,10 +391,13 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
         own = collect_own(game, flags, args.anchor_hands, args.demo_seed, folder / (
             f"own_{args.anchor_hands}_{args.demo_seed}_{slug(args.anchor_field)}_by-{digest(start_path)}.npz"),
             f"ppo:{start_path}", args.anchor_field)
-        data = {k: np.concatenate([data[k], own[k]]) for k in data}
+        data = joined([data, own])
         is_held = np.concatenate([is_held, last_tenth(own["hand"])])
         at_field = np.concatenate([at_field, np.ones(len(own["hand"]), bool)])
         keep = np.concatenate([keep, np.zeros(len(own["hand"]), bool)])  # never taught: they carry no labels
+    if args.belief and "privileged" not in data:
+        raise SystemExit("--belief: a collection used here has no privileged vectors (collected before they were "
+                         "kept); collect it again (delete its demos_*.npz or own_*.npz) or leave --belief out")
     rows, held = np.flatnonzero(~is_held & keep), np.flatnonzero(is_held & keep)
     trained = np.flatnonzero(~is_held) if args.anchor else rows  # with --anchor, the other roles' decisions too
     start, _ = load_actor(start_path)
@@ -353,7 +406,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
                  hands=args.hands, train_decisions=int(len(rows)), held_out_decisions=int(len(held)),
                  setup={k: getattr(args, k) for k in ("objective", "epochs", "lr", "beta", "scale", "seed")
                         + (("hidden", "activation") if args.hidden else ()) + (("roles",) if args.roles else ())
-                        + (("anchor",) if args.anchor else ())
+                        + (("anchor",) if args.anchor else ()) + (("belief",) if args.belief else ())
                         + (("anchor_field", "anchor_hands") if args.anchor_hands else ())},
                  start_agreement=agreement(start, data, held), epochs=[])
     print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
@@ -402,6 +455,10 @@ def report(results: dict, out: Path) -> None:
                   f"| start | {e['start_agreement']['no_regret']:.3f} | {e['start_agreement']['regret']:.3f} | - |"]
         lines += [f"| epoch {p['epoch']} | {p['held_out']['no_regret']:.3f} | {p['held_out']['regret']:.3f} | "
                   f"{p['train']['no_regret']:.3f} |" for p in e["epochs"]]
+        if any("belief" in p for p in e["epochs"]):
+            lines += ["", "The belief head's held-out cross-entropy per entry of the privileged vector (the best constant "
+                      "guess's in brackets): " + ", ".join(f"epoch {p['epoch']} {p['belief']['bce']:.4f} "
+                                                           f"({p['belief']['constant_bce']:.4f})" for p in e["epochs"]) + "."]
         lines += ["", f"PIMC's best set has more than one move in {e['start_agreement']['pimc_ties']:.0%} of the "
                   "held-out decisions.", ""]
         if "own_decisions" in e:
@@ -449,6 +506,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="with --anchor-hands: the players at the other seats of the start's anchor tables")
     p.add_argument("--anchor-hands", type=int, default=0,
                    help="with --anchor: also hold the start's own decisions in this many hands among --anchor-field")
+    p.add_argument("--belief", type=float, default=0.0,
+                   help="train a belief head on the hidden cards beside the actor, with this weight (dropped on export)")
     p.add_argument("--label", default=None, help="the entry's name in the results (default: the objective)")
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--hidden", type=int, nargs="*", default=[],
@@ -475,6 +534,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"--anchor-hands: {args.anchor_hands} is negative; expected a number of hands >= 0")
     if args.anchor_hands and not args.anchor:
         raise SystemExit("--anchor-hands adds decisions held to the start only: it needs --anchor W")
+    if args.belief < 0:
+        raise SystemExit(f"--belief: {args.belief} is negative; expected a weight >= 0 (0: no belief head)")
     if args.anchor < 0:
         raise SystemExit(f"--anchor: {args.anchor} is negative; expected a weight >= 0 (0: the other roles left out)")
     for game in args.games if args.roles else ():

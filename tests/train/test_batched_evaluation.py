@@ -269,6 +269,52 @@ def test_the_pimc_distillation_trains_on_the_named_roles_only(tmp_path, monkeypa
         distill_pimc.main([*argv[2:], "--games", "pigugnin", "--roles", "defender"])
 
 
+def test_the_pimc_distillation_keeps_the_hidden_cards_and_trains_a_belief_head_it_does_not_export(tmp_path, monkeypatch):
+    """Every collected decision keeps the decider's privileged vector (the other seats' hands): exactly the cards
+    that are neither in its own hand nor played, each in the plane of the seat that holds it. ``--belief`` trains a
+    head on them beside the actor; the saved checkpoint is the actor alone, of the start's shape."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import distill_pimc
+
+    from agents.checkpoint import load_actor, read_metadata
+    from envs.briscola5.observation import decode
+
+    out, js, runs = tmp_path / "d.md", tmp_path / "d.json", tmp_path / "runs"
+    argv = ["--games", "briscola5", "--hands", "3", "--epochs", "2", "--growth-deals", "0", "--pimc-deals", "0",
+            "--runs", str(runs), "--json", str(js), "--out", str(out)]
+    distill_pimc.main([*argv, "--belief", "1", "--label", "belief"])
+    collection = runs / "briscola5" / "demos_3_777.npz"
+    with np.load(collection) as z:
+        obs, privileged = z["obs"], z["privileged"]
+    assert privileged.shape == (len(obs), 160) and np.isin(privileged, (0.0, 1.0)).all()
+    for o, v in zip(obs, privileged, strict=True):
+        seen = decode(o)
+        planes = v.reshape(4, 40)
+        assert planes.sum(0).max() <= 1  # a card is in one hand only
+        hidden = set(np.flatnonzero(planes.sum(0)).tolist())
+        played = {card for _, _, card in seen["played"]}
+        assert hidden == set(range(40)) - set(seen["hand"]) - played
+        for k in range(1, 5):  # relative seat k holds 8 cards minus those it has played
+            assert planes[k - 1].sum() == 8 - sum(1 for _, seat, _ in seen["played"] if seat == k)
+    entry = json.loads(js.read_text())["briscola5"]["belief"]
+    assert entry["setup"]["belief"] == 1.0 and [e["epoch"] for e in entry["epochs"]] == [1, 2]
+    assert all(e["belief"]["bce"] > 0 and e["belief"]["constant_bce"] > 0 for e in entry["epochs"])
+    assert "The belief head's held-out cross-entropy" in out.read_text()
+    saved = runs / "briscola5" / "distilled_belief.mazzo.zip"
+    actor, meta = load_actor(saved)  # the start's network, nothing more: the head stayed behind
+    start, _ = load_actor(distill_pimc.shipped("briscola5"))
+    assert [tuple(t.shape) for t in actor.state_dict().values()] == [tuple(t.shape) for t in start.state_dict().values()]
+    assert read_metadata(saved)["distilled"]["belief"] == 1.0
+    with pytest.raises(SystemExit, match="--belief: -1.0 is negative"):
+        distill_pimc.main([*argv, "--belief", "-1"])
+    with np.load(collection) as z:  # a collection from before the privileged vectors were kept
+        np.savez_compressed(collection, **{k: z[k] for k in z.files if k != "privileged"})
+    distill_pimc.main([*argv, "--label", "plain"])  # trains as before without --belief
+    with pytest.raises(SystemExit, match="--belief: a collection used here has no privileged vectors"):
+        distill_pimc.main([*argv, "--belief", "1"])
+
+
 def test_the_anchor_holds_the_roles_not_taught_to_the_start(monkeypatch):
     """``--anchor``: a teacher that wants move 0 everywhere, taught on half the decisions. Without the anchor the
     shared layers carry the other half to move 0 as well; with it they keep the start's moves."""
