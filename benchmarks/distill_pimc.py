@@ -16,7 +16,7 @@ trained on them and measured again:
 | roles | ``--roles ROLE...``: train on the decisions of these roles only (held-out agreement too), read from each decision's own observation by ``role(observation)`` of ``benchmarks/<game>_roles.py`` (Briscola: ``before_tricks``, ``caller``, ``partner``, ``defender``); for a game that has such a module. ``--anchor W``: the other roles' training decisions stay in, with only W x KL(start, new), so that the roles not taught keep the start's play (through the shared layers they drift otherwise); the entry's ``anchored`` says how often their greedy move is still the start's on held-out deals |
 | anchor tables | ``--anchor-hands N`` (with ``--anchor``): the start agent also plays one seat of N deals among ``--anchor-field`` players (the heuristic by default), and its own decisions there (every role; the last 10% of the deals held out) join the anchored ones. PIMC's tables show only the roles the agent plays against PIMC (Briscola's agent calls in one hand in five there, in nine in ten against the heuristic), so the anchor also covers the tables it will meet elsewhere |
 | teacher | ``--teacher SPEC``: the search that plays and labels, ``pimc-v1`` (PIMC at the defaults of the published rounds, ``learning.PIMC_PANEL``) by default; any PIMC spec, e.g. ``pimc:playout=pretrained:pigugnin_distilled`` (its playouts played by a network: one step of policy improvement over that network, as in expert iteration); the collection's file name carries it |
-| belief head | ``--belief W``: a linear head on the network's last hidden layer learns, with weight W x binary cross-entropy, the decider's privileged vector (``envs/<game>/privileged.py``: the other seats' hands, and Picchetto's talon and discards), which every collection keeps per decision (``privileged``). Hidden cards shape the features the policy reads; the head is dropped on export, so the saved actor still reads only the observation. The entry's epochs give the head's held-out cross-entropy and that of the best constant guess (each entry's training mean) |
+| belief head | ``--belief W``: a linear head on the network's last hidden layer learns, with weight W x binary cross-entropy, the decider's privileged vector (``envs/<game>/privileged.py``: the other seats' hands, and Picchetto's talon and discards), which every collection keeps per decision (``privileged``). Hidden cards shape the features the policy reads; the head is dropped on export, so the saved actor still reads only the observation. The entry's epochs give the head's held-out cross-entropy, that of the best constant guess (each entry's training mean) and, where the vector is the other hands alone, that of counting (each unseen card with each other seat in proportion to the cards it has left) |
 | panels | the distilled agent alone among copies of its start (``--growth-deals`` batched duplicate deals) and alone among PIMC players (``--pimc-deals`` AEC deals, ``--seed 1``: the shipped agents' PIMC deals) |
 
     python benchmarks/distill_pimc.py --games picchetto --hands 3000
@@ -56,6 +56,8 @@ from learning import (  # noqa: E402
 from agents.checkpoint import ACTIVATIONS  # noqa: E402
 
 OBJECTIVES = ("best", "q")
+#: games whose privileged vector is the other seats' hands alone (``envs/<game>/privileged.py``): how many
+HAND_PLANES = {"briscola5": lambda flags: 4, "pigugnin": lambda flags: flags.get("num_players", 4) - 1}
 TIE = 1e-6  # values within this of PIMC's best are PIMC's best set
 
 
@@ -239,10 +241,12 @@ def agreement(actor, data: dict[str, np.ndarray], rows: np.ndarray) -> dict[str,
 
 
 def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse.Namespace, held: np.ndarray,
-            log: list, taught: np.ndarray | None = None) -> object:
+            log: list, taught: np.ndarray | None = None, hand_planes: int | None = None) -> object:
     """A copy of ``start`` trained on ``rows`` (see the module docstring); ``log`` gets the held-out agreement per
     epoch. ``taught`` (per decision of ``data``): the rows the teacher's objective applies to; the others among
-    ``rows`` only hold the network to the start, with weight ``args.anchor`` (``--anchor``)."""
+    ``rows`` only hold the network to the start, with weight ``args.anchor`` (``--anchor``). ``hand_planes``: with
+    ``--belief``, the number of other seats' hands when the privileged vector is those hands alone (for
+    ``belief_loss``'s counting guess)."""
     import torch
 
     from agents.checkpoint import HUGE_NEG, build_actor
@@ -302,15 +306,19 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
         log.append({"epoch": epoch + 1, "held_out": agreement(actor, data, held),
                     "train": agreement(actor, data, own_rows[:len(held)])})
         if args.belief:
-            log[-1]["belief"] = belief_loss(actor, head, data, held, constant)
+            log[-1]["belief"] = belief_loss(actor, head, data, held, constant, hand_planes)
         print(f"epoch {epoch + 1}: held-out no-regret {log[-1]['held_out']['no_regret']:.3f}, regret "
               f"{log[-1]['held_out']['regret']:.3f}; train no-regret {log[-1]['train']['no_regret']:.3f}", flush=True)
     return actor.requires_grad_(False)
 
 
-def belief_loss(actor, head, data: dict[str, np.ndarray], rows: np.ndarray, constant) -> dict[str, float]:
+def belief_loss(actor, head, data: dict[str, np.ndarray], rows: np.ndarray, constant,
+                hand_planes: int | None = None) -> dict[str, float]:
     """The belief head's binary cross-entropy on ``rows`` per entry of the privileged vector, and that of
-    ``constant`` (the training mean of each entry: what a guess without the observation can do)."""
+    ``constant`` (the training mean of each entry: what a guess without the observation can do). When the vector is
+    ``hand_planes`` other hands alone (Briscola, Pigugnìn), also that of counting (``counting_bce``): each card not
+    seen yet (in none of the decider's hand and the cards played) lies with each other seat in proportion to the
+    cards that seat has left, both public facts, here read off the vector itself."""
     import torch
     from torch.nn.functional import binary_cross_entropy, binary_cross_entropy_with_logits
 
@@ -318,7 +326,13 @@ def belief_loss(actor, head, data: dict[str, np.ndarray], rows: np.ndarray, cons
     with torch.no_grad():
         mine = binary_cross_entropy_with_logits(head(actor.policy_net(actor.features(x))), target)
         base = binary_cross_entropy(constant.expand_as(target), target)
-    return {"bce": float(mine), "constant_bce": float(base)}
+    out = {"bce": float(mine), "constant_bce": float(base)}
+    if hand_planes:
+        hands = target.reshape(len(rows), hand_planes, -1)
+        unseen, left = hands.sum(1, keepdim=True), hands.sum(2, keepdim=True)
+        guess = (unseen * left / left.sum(1, keepdim=True).clamp(min=1)).clamp(1e-6, 1 - 1e-6)
+        out["counting_bce"] = float(binary_cross_entropy(guess.reshape_as(target), target))
+    return out
 
 
 def same_moves(a, b, data: dict[str, np.ndarray], rows: np.ndarray) -> float | None:
@@ -410,7 +424,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
                         + (("anchor_field", "anchor_hands") if args.anchor_hands else ())},
                  start_agreement=agreement(start, data, held), epochs=[])
     print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
-    actor = distill(start, data, trained, args, held, entry["epochs"], keep)
+    actor = distill(start, data, trained, args, held, entry["epochs"], keep, HAND_PLANES.get(game, lambda f: None)(flags))
     if args.anchor:  # how far the roles not taught moved: their held-out greedy moves, the start's or not
         entry["anchored"] = {"train_decisions": int(len(trained) - len(rows)),
                              "same_as_start": same_moves(start, actor, data, np.flatnonzero(is_held & ~keep & ~at_field))}
@@ -459,6 +473,10 @@ def report(results: dict, out: Path) -> None:
             lines += ["", "The belief head's held-out cross-entropy per entry of the privileged vector (the best constant "
                       "guess's in brackets): " + ", ".join(f"epoch {p['epoch']} {p['belief']['bce']:.4f} "
                                                            f"({p['belief']['constant_bce']:.4f})" for p in e["epochs"]) + "."]
+            counting = e["epochs"][-1]["belief"].get("counting_bce")
+            if counting is not None:
+                lines[-1] += (f" Counting alone (each unseen card with each other seat in proportion to the cards it has "
+                              f"left) scores {counting:.4f}.")
         lines += ["", f"PIMC's best set has more than one move in {e['start_agreement']['pimc_ties']:.0%} of the "
                   "held-out decisions.", ""]
         if "own_decisions" in e:

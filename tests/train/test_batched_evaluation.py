@@ -300,6 +300,8 @@ def test_the_pimc_distillation_keeps_the_hidden_cards_and_trains_a_belief_head_i
     entry = json.loads(js.read_text())["briscola5"]["belief"]
     assert entry["setup"]["belief"] == 1.0 and [e["epoch"] for e in entry["epochs"]] == [1, 2]
     assert all(e["belief"]["bce"] > 0 and e["belief"]["constant_bce"] > 0 for e in entry["epochs"])
+    # counting (own hand and cards played out, the rest spread by cards left) beats any constant guess
+    assert all(0 < e["belief"]["counting_bce"] < e["belief"]["constant_bce"] for e in entry["epochs"])
     assert "The belief head's held-out cross-entropy" in out.read_text()
     saved = runs / "briscola5" / "distilled_belief.mazzo.zip"
     actor, meta = load_actor(saved)  # the start's network, nothing more: the head stayed behind
