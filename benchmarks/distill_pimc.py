@@ -56,8 +56,6 @@ from learning import (  # noqa: E402
 from agents.checkpoint import ACTIVATIONS  # noqa: E402
 
 OBJECTIVES = ("best", "q")
-#: games whose privileged vector is the other seats' hands alone (``envs/<game>/privileged.py``): how many
-HAND_PLANES = {"briscola5": lambda flags: 4, "pigugnin": lambda flags: flags.get("num_players", 4) - 1}
 TIE = 1e-6  # values within this of PIMC's best are PIMC's best set
 
 
@@ -312,6 +310,19 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     return actor.requires_grad_(False)
 
 
+def hand_planes(game: str, flags: dict, data: dict[str, np.ndarray]) -> int | None:
+    """How many other seats' hands the collection's privileged vectors hold, when they hold nothing else (Briscola and
+    Pigugnìn hide only hands; Picchetto's talon and discards follow its opponent's hand): every game's vector starts
+    with those planes, one deck each (``envs/core/vector.py``). None otherwise, or without privileged vectors."""
+    from envs.registry import make_raw_env
+
+    if "privileged" not in data:
+        return None
+    env = make_raw_env(game, **flags)
+    others = len(env.possible_agents) - 1
+    return others if data["privileged"].shape[1] == others * env.game.deck.size else None
+
+
 def belief_loss(actor, head, data: dict[str, np.ndarray], rows: np.ndarray, constant,
                 hand_planes: int | None = None) -> dict[str, float]:
     """The belief head's binary cross-entropy on ``rows`` per entry of the privileged vector, and that of
@@ -424,7 +435,7 @@ def measure(args: argparse.Namespace, game: str, entry: dict, save) -> None:
                         + (("anchor_field", "anchor_hands") if args.anchor_hands else ())},
                  start_agreement=agreement(start, data, held), epochs=[])
     print(f"{game}: the start's held-out no-regret {entry['start_agreement']['no_regret']:.3f}", flush=True)
-    actor = distill(start, data, trained, args, held, entry["epochs"], keep, HAND_PLANES.get(game, lambda f: None)(flags))
+    actor = distill(start, data, trained, args, held, entry["epochs"], keep, hand_planes(game, flags, data))
     if args.anchor:  # how far the roles not taught moved: their held-out greedy moves, the start's or not
         entry["anchored"] = {"train_decisions": int(len(trained) - len(rows)),
                              "same_as_start": same_moves(start, actor, data, np.flatnonzero(is_held & ~keep & ~at_field))}
