@@ -255,7 +255,8 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     else:
         actor = copy.deepcopy(start).requires_grad_(True)  # its own tensors: the start stays as loaded
     params = list(actor.parameters())
-    if args.belief:  # the belief head: trained beside the actor, never saved with it
+    belief = getattr(args, "belief", 0.0)  # callers from before --belief pass no such field
+    if belief:  # the belief head: trained beside the actor, never saved with it
         hidden_size = actor.action_net.in_features
         head = torch.nn.Linear(hidden_size, data["privileged"].shape[1])
         params += list(head.parameters())
@@ -275,7 +276,7 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     for epoch in range(args.epochs):
         for b in order[torch.randperm(len(order), generator=gen)].split(256):
             m = mask[b]
-            if args.belief:
+            if belief:
                 features = actor.policy_net(actor.features(obs[b]))
                 logits = actor.action_net(features)
             else:
@@ -294,8 +295,8 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
             else:  # anchored rows: only the pull back to the start
                 w = t.float()
                 total = (w * (loss + args.beta * kl)).mean() + args.anchor * ((1 - w) * kl).mean()
-            if args.belief:  # every trained decision, taught or anchored: the hidden cards are known in all
-                total = total + args.belief * torch.nn.functional.binary_cross_entropy_with_logits(
+            if belief:  # every trained decision, taught or anchored: the hidden cards are known in all
+                total = total + belief * torch.nn.functional.binary_cross_entropy_with_logits(
                     head(features), target[b])
             opt.zero_grad()
             total.backward()
@@ -303,7 +304,7 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
             opt.step()
         log.append({"epoch": epoch + 1, "held_out": agreement(actor, data, held),
                     "train": agreement(actor, data, own_rows[:len(held)])})
-        if args.belief:
+        if belief:
             log[-1]["belief"] = belief_loss(actor, head, data, held, constant, hand_planes)
         print(f"epoch {epoch + 1}: held-out no-regret {log[-1]['held_out']['no_regret']:.3f}, regret "
               f"{log[-1]['held_out']['regret']:.3f}; train no-regret {log[-1]['train']['no_regret']:.3f}", flush=True)
