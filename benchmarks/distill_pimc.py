@@ -255,10 +255,9 @@ def distill(start, data: dict[str, np.ndarray], rows: np.ndarray, args: argparse
     else:
         actor = copy.deepcopy(start).requires_grad_(True)  # its own tensors: the start stays as loaded
     params = list(actor.parameters())
-    belief = getattr(args, "belief", 0.0)  # callers from before --belief pass no such field
+    belief = args.belief
     if belief:  # the belief head: trained beside the actor, never saved with it
-        hidden_size = actor.action_net.in_features
-        head = torch.nn.Linear(hidden_size, data["privileged"].shape[1])
+        head = torch.nn.Linear(actor.action_net.in_features, data["privileged"].shape[1])
         params += list(head.parameters())
         target = torch.as_tensor(data["privileged"])
         constant = target[torch.as_tensor(rows)].mean(0).clamp(1e-6, 1 - 1e-6)  # the best guess without the obs

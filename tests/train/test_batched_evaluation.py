@@ -342,7 +342,7 @@ def test_the_anchor_holds_the_roles_not_taught_to_the_start(monkeypatch):
 
     def still_the_starts(anchor: float) -> float:
         args = argparse.Namespace(seed=0, hidden=[], objective="q", scale=0.1, lr=1e-2, epochs=20, beta=0.0,
-                                  anchor=anchor)
+                                  anchor=anchor, belief=0.0)
         actor = distill_pimc.distill(start, data, np.arange(n), args, np.flatnonzero(taught)[:32], [], taught)
         assert distill_pimc.agreement(actor, data, np.flatnonzero(taught))["no_regret"] > 0.9  # the taught ones learnt
         return distill_pimc.same_moves(start, actor, data, others)
