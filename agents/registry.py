@@ -11,6 +11,7 @@
 | ``pimc[:K=V,...]``   | Perfect Information Monte Carlo search (``agents/search/pimc.py``); ``K=V`` set its budget, e.g. ``pimc:worlds=64`` |
 | ``pimc-v1[:K=V,...]`` | PIMC at its defaults before learned networks played its playouts (``PIMCv1Agent``, ``GameSpec.search.pimc_v1``), frozen: the PIMC of every figure published before then |
 | ``ismcts[:K=V,...]`` | information-set MCTS (``agents/search/ismcts.py``), e.g. ``ismcts:iterations=2000`` |
+| ``sound[:K=V,...]`` | a game with an auction (``GameSpec.sound_bidder``, Briscola's ``agents/briscola5_bidding.py``): a trained player that bids only the contracts a learned contract model gives it to make, e.g. ``sound:tau=0.6`` |
 
 Every caller (training's config check, the single-seat env, evaluation, the play page) goes
 through ``parse_agent_spec``, so a spec means the same thing and fails the same way everywhere.
@@ -31,12 +32,14 @@ from envs.registry import GAMES, game_spec
 __all__ = ["make_agent", "parse_agent_spec", "AgentSpec", "AGENT_KINDS", "PLAIN_ALIASES", "SEARCH_KINDS"]
 
 AGENT_KINDS = ("random", "heuristic", "heuristic-v1", "plain", "pimc[:K=V,...]", "pimc-v1[:K=V,...]",
-               "ismcts[:K=V,...]", "ppo:PATH", "pretrained:GAME")
+               "ismcts[:K=V,...]", "sound[:K=V,...]", "ppo:PATH", "pretrained:GAME")
 
 #: the other names of the games' plain players (``GameSpec.plain_alias``)
 PLAIN_ALIASES = tuple(dict.fromkeys(s.plain_alias for s in GAMES.values() if s.plain_alias))
 #: the fields of ``GameSpec`` that name the player of a spec kind
-_FIELDS = {"heuristic": "heuristic", "heuristic-v1": "heuristic_v1", "plain": "plain"}
+_FIELDS = {"heuristic": "heuristic", "heuristic-v1": "heuristic_v1", "plain": "plain", "sound": "sound_bidder"}
+#: the spec kinds of ``_FIELDS`` that take ``K=V`` parameters
+_WITH_PARAMS = ("sound",)
 #: "module:Class" of the search players
 _SEARCH = {"pimc": "agents.search.pimc:PIMCAgent", "pimc-v1": "agents.search.pimc:PIMCv1Agent",
            "ismcts": "agents.search.ismcts:ISMCTSAgent"}
@@ -97,7 +100,13 @@ class AgentSpec:
         if self.kind == "random":
             return RandomAgent(self.game, seed=seed)
         if self.kind in _FIELDS:
-            return _player_class(self.game, self.kind)(self.game, seed=seed, **kwargs)
+            cls = _player_class(self.game, self.kind)
+            if self.kind not in _WITH_PARAMS:
+                return cls(self.game, seed=seed, **kwargs)
+            try:
+                return cls(self.game, seed=seed, **{**dict(self.params), **kwargs, "flags": flags})
+            except TypeError as err:  # an unknown parameter
+                raise ConfigError(f"agent {self.text!r}: {err}") from None
         if self.kind in _SEARCH:
             options = {**dict(self.params), **kwargs}
             if flags is not None:
@@ -134,6 +143,9 @@ def parse_agent_spec(spec: str, game: str) -> AgentSpec:
         return AgentSpec(spec, "plain", "", game)
     kind, _, arg = spec.partition(":")
     if kind in _SEARCH:
+        return AgentSpec(spec, kind, "", game, _parse_params(spec, arg))
+    if kind in _WITH_PARAMS:
+        _player_class(game, kind)  # a game without one says so now
         return AgentSpec(spec, kind, "", game, _parse_params(spec, arg))
     if kind not in ("ppo", "pretrained") or not arg:
         raise ConfigError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_KINDS)}")

@@ -111,6 +111,7 @@ class GameSpec:
     | `batched_heuristic_v1` | "module:Class" or None | the numba port of `heuristic_v1` |
     | `batched_overbidder` | "module:Class" or None | a numba heuristic that bids above its hand (`Class(game, seed=, flags=, shift=)`): the training opponent `heuristic-overbid[:SHIFT]` of a game with an auction |
     | `batched_seer` | "module:Class" or None | a numba heuristic that sees the hidden cards (`Class(game, seed=, flags=, shift=)`, `act(obs, mask, hidden)`): the cheating training opponent `heuristic-seer[:SHIFT]` |
+    | `sound_bidder` | "module:Class" or None | a trained player whose auction bids only what a learned contract model gives it to make (spec `sound[:K=V,...]`, a game with an auction) |
     | `plain` | "module:Class" or None | the plain baseline (spec `plain`) |
     | `plain_alias` | str or None | the plain baseline's other spec name ("greedy", "ducking") |
     | `search` | `SearchSpec` | the search players' defaults in this game |
@@ -148,6 +149,8 @@ class GameSpec:
     batched_seer: str | None = None
     #: "module:Class" of the plain baseline
     plain: str | None = None
+    #: "module:Class" of the sound bidder (spec `sound`)
+    sound_bidder: str | None = None
     #: the plain baseline's other name
     plain_alias: str | None = None
     #: the search players' defaults
@@ -256,6 +259,7 @@ GAMES: dict[str, GameSpec] = {
             batched_seer="agents.batched.briscola5:Briscola5BatchedSeer",
             plain="agents.plain.briscola5:GreedyAgent",
             plain_alias="greedy",
+            sound_bidder="agents.briscola5_bidding:SoundBidder",
             search=SearchSpec(pimc_worlds=32, ismcts_iterations=128),
         ),
         GameSpec(

@@ -37,6 +37,7 @@ FOLDERS = ("agents", "train", "play", "benchmarks")
 #: modules that belong to one game ({game}: each registry name)
 EXEMPT = (
     "agents/{game}_heuristic.py",
+    "agents/{game}_bidding.py",
     "agents/batched/{game}.py",
     "agents/plain/{game}.py",
     "agents/legacy/{game}_heuristic_v1.py",
@@ -45,6 +46,7 @@ EXEMPT = (
     "benchmarks/vector_{game}.py",
     "benchmarks/worlds_{game}.py",
     "benchmarks/{game}_roles.py",
+    "benchmarks/{game}_contracts.py",
 )
 #: the names a comparison must not test: the games, the plain players' aliases, the benchmark variants
 NAMES = frozenset(GAMES) | {s.plain_alias for s in GAMES.values() if s.plain_alias} | {

@@ -1,0 +1,128 @@
+"""Briscola in cinque: a learned contract model, and the sound bidder that bids only what it can make.
+
+**The contract model** estimates the chance that a caller makes a contract: P(made | the caller's hand,
+where the dealer sits, the contract). It is a small network (``build_actor``: Linear/ReLU layers and one
+output logit) trained by ``benchmarks/briscola5_contracts.py`` on hands whose auction was forced (one seat,
+drawn at random, bids a contract drawn from ``[61, 110]`` and the others pass) and whose call and play were
+left to a trained player at every seat. Its input, 46 floats:
+
+| slice | meaning |
+|---|---|
+| ``[0, 40)`` | the caller's hand (card id), as in the observation's ``hand`` |
+| ``[40, 45)`` | the dealer, relative to the caller (one-hot), as in the observation's ``dealer`` |
+| ``[45]`` | ``(contract - 60) / 60``, as the observation's ``contract`` |
+
+Its output is the logit of P(made). The file is a safe checkpoint (``agents/checkpoint.py``: JSON and
+tensors, nothing is unpickled) of that network, with ``"role": "contract-model"`` in its metadata;
+``load_contract_model`` refuses any other file, saying why.
+
+**The sound bidder** (spec ``sound[:K=V,...]``) plays as its ``play`` player (``pretrained:briscola5_expert``
+by default) in every phase but the auction. In the auction it considers the lowest legal bid, and 71 and 81
+(where the stake doubles and triples) when they are above it, and bids the highest of them whose estimated
+P(made) is at least ``tau``; if none is, it passes. ``tau`` trades the share of contracts made against the
+contracts it leaves to others: under the default scoring a made contract of 81 or more pays the caller 6 and a
+lost one costs 2, so the credits are best served by bidding down to P(made) of about 0.25, and a share of
+60% made asks the bidder to leave paying contracts to the table (docs/results/learning.md, point 6).
+
+| parameter | default | meaning |
+|---|---|---|
+| ``tau`` | 0.5 | the least estimated P(made) at which it bids |
+| ``play`` | ``pretrained:briscola5_expert`` | the player of every other decision (any agent spec but ``sound``) |
+| ``model`` | ``agents/pretrained/contracts/briscola5.mazzo.zip`` | the contract model's file |
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import BaseAgent
+from agents.checkpoint import CheckpointError, load_actor
+from envs.briscola5.game import AUCTION, BID, BID_LEVELS, BID_MAX, BID_MIN, PASS
+from envs.briscola5.observation import _PHASE_SLOT, LAYOUT
+from envs.core.errors import ConfigError
+
+__all__ = ["CONTRACT_INPUTS", "ROLE", "DEFAULT_MODEL", "contract_features", "load_contract_model", "SoundBidder"]
+
+#: the metadata ``role`` of a contract model's checkpoint
+ROLE = "contract-model"
+HAND, DEALER, PHASE = (LAYOUT.obs_slice(f) for f in ("hand", "dealer", "phase"))
+CONTRACT_INPUTS = (HAND.stop - HAND.start) + (DEALER.stop - DEALER.start) + 1
+DEFAULT_MODEL = Path(__file__).resolve().parent / "pretrained" / "contracts" / "briscola5.mazzo.zip"
+_AUCTION_SLOT = PHASE.start + _PHASE_SLOT[AUCTION]  # where the phase one-hot says "auction"
+
+
+def contract_features(obs: np.ndarray, contracts: np.ndarray) -> np.ndarray:
+    """The contract model's inputs (module table) for observations ``obs`` (rows) and one contract per row."""
+    obs = np.atleast_2d(obs)
+    out = np.empty((len(obs), CONTRACT_INPUTS), dtype=np.float32)
+    n_hand = HAND.stop - HAND.start
+    out[:, :n_hand] = obs[:, HAND]
+    out[:, n_hand:-1] = obs[:, DEALER]
+    out[:, -1] = (np.asarray(contracts, dtype=np.float32) - 60.0) / 60.0
+    return out
+
+
+def load_contract_model(path: str | os.PathLike) -> tuple[Any, dict[str, Any]]:
+    """The contract model of ``path`` (a safe checkpoint) and its metadata; ``CheckpointError`` for a file that is
+    not one (another game, a policy, another input size)."""
+    net, meta = load_actor(path)
+    if meta.get("role") != ROLE or meta.get("obs_shape") != [CONTRACT_INPUTS] or meta.get("num_actions") != 1:
+        raise CheckpointError(f"{path}: not a Briscola contract model (expected role {ROLE!r}, {CONTRACT_INPUTS} "
+                              f"inputs and one output; got role {meta.get('role')!r}, obs_shape {meta.get('obs_shape')}, "
+                              f"num_actions {meta.get('num_actions')}); benchmarks/briscola5_contracts.py writes one")
+    return net, meta
+
+
+class SoundBidder(BaseAgent):
+    """Bids only the contracts its contract model gives at least ``tau`` to make; ``play`` does the rest."""
+
+    name = "sound"
+
+    def __init__(self, game: str, seed: int | None = None, tau: float = 0.5,
+                 play: str = "pretrained:briscola5_expert", model: str | os.PathLike = DEFAULT_MODEL,
+                 flags: dict[str, Any] | None = None):
+        from agents.registry import make_agent
+
+        super().__init__(game, seed)
+        if not isinstance(tau, (int, float)) or not 0.0 <= tau <= 1.0:
+            raise ConfigError(f"agent 'sound': tau is the least P(made) at which it bids, in [0, 1]; got {tau!r}")
+        if not isinstance(play, str) or play.partition(":")[0] == "sound":
+            raise ConfigError(f"agent 'sound': play must be another agent spec (e.g. pretrained:briscola5_expert); "
+                              f"got {play!r}")
+        self.tau, self.play_spec = float(tau), play
+        self.model, self.model_meta = load_contract_model(model)
+        self.player = make_agent(play, game, seed=seed, **({} if flags is None else {"flags": flags}))
+        self.name = f"sound:tau={self.tau:g}"
+
+    def reset(self) -> None:
+        self.player.reset()
+
+    def seed(self, seed: int | None) -> None:
+        super().seed(seed)
+        self.player.seed(seed)
+
+    def made_probability(self, obs: np.ndarray, contracts: list[int]) -> np.ndarray:
+        """The model's P(made) for the caller whose observation is ``obs``, at each of ``contracts``."""
+        import torch
+
+        x = contract_features(np.repeat(obs[None], len(contracts), 0), np.asarray(contracts))
+        with torch.inference_mode():
+            return torch.sigmoid(self.model(torch.from_numpy(x))[:, 0]).numpy()
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        obs, mask = observation["observation"], observation["action_mask"]
+        if obs[_AUCTION_SLOT] != 1:
+            return self.player.act(observation)
+        bids = np.flatnonzero(mask[BID:BID + BID_MAX - BID_MIN + 1]) + BID_MIN
+        if bids.size == 0:  # only a pass is left
+            return PASS
+        lowest = int(bids[0])
+        candidates = [lowest] + [v for v in BID_LEVELS if v > lowest and mask[BID + v - BID_MIN]]
+        p = self.made_probability(obs, candidates)
+        sound = [v for v, q in zip(candidates, p, strict=True) if q >= self.tau]
+        return BID + max(sound) - BID_MIN if sound else PASS
+

@@ -1,0 +1,136 @@
+"""Briscola's contract model and the sound bidder (``agents/briscola5_bidding.py``, spec ``sound``)."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.briscola5_bidding import CONTRACT_INPUTS, DEFAULT_MODEL, ROLE, contract_features, load_contract_model
+from agents.checkpoint import CheckpointError, build_actor, save_actor
+from envs import briscola5_v0
+from envs.briscola5.game import BID, BID_MIN, PASS
+from envs.briscola5.observation import decode
+from envs.core.errors import ConfigError
+from train.evaluate import evaluate
+
+pytest.importorskip("torch")
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def constant_model(path: Path, made: float) -> Path:
+    """A contract model that gives every hand and contract the same P(made)."""
+    import torch
+
+    net = build_actor(CONTRACT_INPUTS, 1, [4], "ReLU")
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+        net.action_net.bias.fill_(math.log(made / (1 - made)))
+    return save_actor(net, path, {"game": "briscola5", "role": ROLE})
+
+
+def first_bid_observation(seed: int = 0) -> dict:
+    """The first auction decision of a hand (the forfeit check played by the heuristic)."""
+    env = briscola5_v0.env()
+    env.reset(seed=seed)
+    helper = make_agent("heuristic", "briscola5", seed=0)
+    while True:
+        obs = env.last()[0]
+        if decode(obs["observation"])["phase"] == "auction":
+            return obs
+        env.step(helper.act(obs))
+
+
+def test_the_shipped_contract_model_loads_and_other_files_are_refused(tmp_path):
+    net, meta = load_contract_model(DEFAULT_MODEL)
+    assert meta["role"] == ROLE and meta["obs_shape"] == [CONTRACT_INPUTS] and meta["provenance"]["command"]
+    with pytest.raises(CheckpointError, match="not a Briscola contract model.*role None, obs_shape \\[1169\\]"):
+        load_contract_model(ROOT / "agents" / "pretrained" / "briscola5_expert.mazzo.zip")
+    with pytest.raises(FileNotFoundError, match="checkpoint not found"):
+        make_agent(f"sound:model={tmp_path / 'missing.mazzo.zip'}", "briscola5")
+
+
+def test_the_contract_features_are_the_hand_the_dealer_and_the_contract():
+    obs = first_bid_observation()["observation"]
+    x = contract_features(obs, [81])
+    view = decode(obs)
+    assert x.shape == (1, CONTRACT_INPUTS)
+    assert sorted(np.flatnonzero(x[0, :40])) == sorted(view["hand"])
+    assert np.flatnonzero(x[0, 40:45]).tolist() == [view["dealer"]]
+    assert x[0, 45] == pytest.approx((81 - 60) / 60)
+
+
+def test_the_shipped_model_rates_a_higher_contract_lower():
+    agent = make_agent("sound", "briscola5")
+    obs = first_bid_observation()["observation"]
+    p = agent.made_probability(obs, [61, 81, 101, 120])
+    assert np.all(np.diff(p) < 0), p
+
+
+def test_the_sound_bidder_bids_the_highest_candidate_it_rates_at_tau_else_passes(tmp_path):
+    model = constant_model(tmp_path / "p55.mazzo.zip", 0.55)
+    obs = first_bid_observation()
+    lowest = BID_MIN + int(np.flatnonzero(obs["action_mask"][BID:BID + 60])[0])
+    assert lowest < 71  # the first bid of a hand: 71 and 81 are candidates too
+    bold = make_agent(f"sound:tau=0.5,model={model}", "briscola5")
+    shy = make_agent(f"sound:tau=0.6,model={model}", "briscola5")
+    assert bold.act(obs) == BID + 81 - BID_MIN
+    assert shy.act(obs) == PASS
+
+
+def test_outside_the_auction_the_sound_bidder_plays_as_its_player():
+    sound = make_agent("sound:tau=0.5,play=heuristic", "briscola5", seed=0)
+    plain = make_agent("heuristic", "briscola5", seed=0)
+    env = briscola5_v0.env()
+    compared = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = sound.act(obs)
+            if decode(obs["observation"])["phase"] != "auction":
+                assert action == plain.act(obs)
+                compared += 1
+            env.step(action)
+    assert compared > 100
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("sound:tau=1.5", "tau is the least P\\(made\\).*in \\[0, 1\\]; got 1.5"),
+    ("sound:depth=3", "unexpected keyword argument 'depth'"),
+    ("sound:play=sound", "play must be another agent spec"),
+    ("sound:tau", "parameters are KEY=VALUE pairs"),
+])
+def test_a_bad_sound_spec_says_what_is_allowed(spec, message):
+    with pytest.raises(ConfigError, match=message):
+        make_agent(spec, "briscola5")
+
+
+def test_a_game_without_a_sound_bidder_says_so():
+    with pytest.raises(ConfigError, match="'sound' is not available for pigugnin"):
+        make_agent("sound", "pigugnin")
+
+
+def test_the_sound_bidder_plays_whole_evaluations():
+    r = evaluate("briscola5", ["sound:tau=0.5"], field="heuristic", num_deals=2, seed=0)
+    assert r.specs[0] == "sound:tau=0.5" and r.deal_counts.shape[0] == 2
+
+
+def test_forced_contracts_label_the_drawn_caller_and_contract():
+    from briscola5_contracts import forced_hands
+
+    low_x, low_made = forced_hands("pretrained:briscola5_expert", 256, 7, 61, 61)
+    high_x, high_made = forced_hands("pretrained:briscola5_expert", 256, 7, 110, 110)
+    assert len(low_x) > 240 and len(high_x) > 240  # a forfeited hand has no caller and is dropped
+    assert np.all(low_x[:, :40].sum(1) == 8) and np.all(low_x[:, 40:45].sum(1) == 1)
+    assert np.allclose(low_x[:, -1], 1 / 60) and np.allclose(high_x[:, -1], 50 / 60)
+    assert low_made.mean() > 0.5 > 0.2 > high_made.mean()  # the same deals and callers: 61 is made far more often
