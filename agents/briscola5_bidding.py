@@ -42,7 +42,7 @@ import numpy as np
 from agents.base import BaseAgent
 from agents.checkpoint import CheckpointError, load_actor
 from envs.briscola5.game import AUCTION, BID, BID_LEVELS, BID_MAX, BID_MIN, PASS
-from envs.briscola5.observation import _PHASE_SLOT, LAYOUT
+from envs.briscola5.observation import LAYOUT
 from envs.core.errors import ConfigError
 
 __all__ = ["CONTRACT_INPUTS", "ROLE", "DEFAULT_MODEL", "contract_features", "load_contract_model", "SoundBidder"]
@@ -52,7 +52,7 @@ ROLE = "contract-model"
 HAND, DEALER, PHASE = (LAYOUT.obs_slice(f) for f in ("hand", "dealer", "phase"))
 CONTRACT_INPUTS = (HAND.stop - HAND.start) + (DEALER.stop - DEALER.start) + 1
 DEFAULT_MODEL = Path(__file__).resolve().parent / "pretrained" / "contracts" / "briscola5.mazzo.zip"
-_AUCTION_SLOT = PHASE.start + _PHASE_SLOT[AUCTION]  # where the phase one-hot says "auction"
+_AUCTION_SLOT = PHASE.start + AUCTION  # the phase one-hot is indexed by the phase (as agents/batched reads it)
 
 
 def contract_features(obs: np.ndarray, contracts: np.ndarray) -> np.ndarray:

@@ -99,21 +99,16 @@ class AgentSpec:
         shape against them, and to the search players, which build the engine from them. Without torch a trained agent raises ``ImportError``."""
         if self.kind == "random":
             return RandomAgent(self.game, seed=seed)
-        if self.kind in _FIELDS:
-            cls = _player_class(self.game, self.kind)
-            if self.kind not in _WITH_PARAMS:
-                return cls(self.game, seed=seed, **kwargs)
-            try:
-                return cls(self.game, seed=seed, **{**dict(self.params), **kwargs, "flags": flags})
-            except TypeError as err:  # an unknown parameter
-                raise ConfigError(f"agent {self.text!r}: {err}") from None
-        if self.kind in _SEARCH:
+        if self.kind in _FIELDS and self.kind not in _WITH_PARAMS:
+            return _player_class(self.game, self.kind)(self.game, seed=seed, **kwargs)
+        if self.kind in _SEARCH or self.kind in _WITH_PARAMS:
+            cls = _import(_SEARCH[self.kind]) if self.kind in _SEARCH else _player_class(self.game, self.kind)
             options = {**dict(self.params), **kwargs}
             if flags is not None:
                 options["flags"] = dict(flags)
             try:
-                return _import(_SEARCH[self.kind])(self.game, seed=seed, **options)
-            except TypeError as err:  # an unknown budget keyword
+                return cls(self.game, seed=seed, **options)
+            except TypeError as err:  # an unknown parameter (a search's budget keyword, ...)
                 raise ConfigError(f"agent {self.text!r}: {err}") from None
         from agents.trained import TrainedAgent  # imports torch: only when asked for
 
