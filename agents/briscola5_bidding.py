@@ -28,7 +28,14 @@ lost one costs 2, so the credits are best served by bidding down to P(made) of a
 |---|---|---|
 | ``tau`` | 0.5 | the least estimated P(made) at which it bids |
 | ``play`` | ``pretrained:briscola5_expert`` | the player of every other decision (any agent spec but ``sound``) |
-| ``model`` | ``agents/pretrained/contracts/briscola5.mazzo.zip`` | the contract model's file |
+| ``model`` | ``expert`` | the contract model: a shipped one by name (table below) or a file's path |
+
+The shipped contract models (``agents/pretrained/contracts/``; each file's metadata holds the command that made it):
+
+| name | file | its hands were defended by |
+|---|---|---|
+| ``expert`` | ``briscola5.mazzo.zip`` | ``pretrained:briscola5_expert`` (406,237 forced hands on the batched engine) |
+| ``pimc`` | ``briscola5_pimc.mazzo.zip`` | PIMC at its default budget: ``expert`` with its output layer refitted on 7,698 forced hands that PIMC defended (``benchmarks/briscola5_contracts_pimc.md``) |
 """
 
 from __future__ import annotations
@@ -45,13 +52,16 @@ from envs.briscola5.game import AUCTION, BID, BID_LEVELS, BID_MAX, BID_MIN, PASS
 from envs.briscola5.observation import LAYOUT
 from envs.core.errors import ConfigError
 
-__all__ = ["CONTRACT_INPUTS", "ROLE", "DEFAULT_MODEL", "contract_features", "load_contract_model", "SoundBidder"]
+__all__ = ["CONTRACT_INPUTS", "ROLE", "CONTRACT_MODELS", "DEFAULT_MODEL", "contract_features", "load_contract_model", "SoundBidder"]
 
 #: the metadata ``role`` of a contract model's checkpoint
 ROLE = "contract-model"
 HAND, DEALER, PHASE = (LAYOUT.obs_slice(f) for f in ("hand", "dealer", "phase"))
 CONTRACT_INPUTS = (HAND.stop - HAND.start) + (DEALER.stop - DEALER.start) + 1
-DEFAULT_MODEL = Path(__file__).resolve().parent / "pretrained" / "contracts" / "briscola5.mazzo.zip"
+CONTRACTS_DIR = Path(__file__).resolve().parent / "pretrained" / "contracts"
+#: the shipped contract models by name (module table)
+CONTRACT_MODELS = {"expert": CONTRACTS_DIR / "briscola5.mazzo.zip", "pimc": CONTRACTS_DIR / "briscola5_pimc.mazzo.zip"}
+DEFAULT_MODEL = CONTRACT_MODELS["expert"]
 _AUCTION_SLOT = PHASE.start + AUCTION  # the phase one-hot is indexed by the phase (as agents/batched reads it)
 
 
@@ -83,7 +93,7 @@ class SoundBidder(BaseAgent):
     name = "sound"
 
     def __init__(self, game: str, seed: int | None = None, tau: float = 0.5,
-                 play: str = "pretrained:briscola5_expert", model: str | os.PathLike = DEFAULT_MODEL,
+                 play: str = "pretrained:briscola5_expert", model: str | os.PathLike = "expert",
                  flags: dict[str, Any] | None = None):
         from agents.registry import make_agent
 
@@ -94,7 +104,12 @@ class SoundBidder(BaseAgent):
             raise ConfigError(f"agent 'sound': play must be another agent spec (e.g. pretrained:briscola5_expert); "
                               f"got {play!r}")
         self.tau, self.play_spec = float(tau), play
-        self.model, self.model_meta = load_contract_model(model)
+        path = Path(CONTRACT_MODELS.get(model, model) if isinstance(model, str) else model)
+        if not path.is_file():
+            raise FileNotFoundError(f"agent 'sound': no contract model {str(model)!r}: give a shipped one's name "
+                                    f"({', '.join(CONTRACT_MODELS)}) or the path of a file written by "
+                                    f"benchmarks/briscola5_contracts.py")
+        self.model, self.model_meta = load_contract_model(path)
         self.player = make_agent(play, game, seed=seed, **({} if flags is None else {"flags": flags}))
         self.name = f"sound:tau={self.tau:g}"
 

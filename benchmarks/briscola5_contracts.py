@@ -16,6 +16,19 @@ the calibration: per threshold, the share of held-out hands whose estimate reach
 The hands' made contracts are those of the ``--player`` at every seat: against a stronger defence (PIMC's) the same
 hands make fewer, and the hands a seat wins an auction with are not drawn at random. Both make the estimates
 optimistic at a real table; the evaluation of ``sound`` (docs/results/learning.md) measures the share made there.
+
+**Against another defence** (``--defence SPEC``, e.g. ``pimc``): the hands are played on the AEC env, the
+``--player`` calling and playing the caller's cards and ``SPEC`` the other four seats (a search player is slow:
+``--workers`` processes share the hands). ``--start MODEL`` then fits only that model's output layer on the new
+hands (a recalibration that keeps what the 400,000 hands taught), ``--min-estimate P`` drops before their play the
+hands that model rates below ``P`` (hands the bidder would never bid), and the report adds the start model's
+calibration on the same held-out hands. ``--samples FILE.npz`` keeps the played hands (reused, not replayed, when
+the file exists)::
+
+    python benchmarks/briscola5_contracts.py --defence pimc --workers 2 --hands 16000 --seed 2000 \
+        --start agents/pretrained/contracts/briscola5.mazzo.zip --min-estimate 0.25 --held-out 2000 --epochs 30 \
+        --samples runs/contracts/briscola5_pimc_hands.npz --out agents/pretrained/contracts/briscola5_pimc.mazzo.zip \
+        --report benchmarks/briscola5_contracts_pimc.md
 """
 
 from __future__ import annotations
@@ -77,13 +90,88 @@ def forced_hands(player_spec: str, hands: int, seed: int, low: int, high: int) -
     return inputs[kept], made[kept]
 
 
-def train(x: np.ndarray, y: np.ndarray, hidden: list[int], epochs: int, lr: float, seed: int) -> object:
-    """The contract network fitted to (``x``, ``y``)."""
+def defended_hands(player_spec: str, defence: str, hands: int, seed: int, low: int, high: int, workers: int,
+                   screen: Path | None, min_estimate: float) -> tuple[np.ndarray, np.ndarray]:
+    """Like ``forced_hands``, on the AEC env: the ``player_spec`` calls and plays the caller's cards, ``defence``
+    (a search player, such as ``pimc``) plays the other four seats. With ``screen`` (a contract model), a hand whose
+    estimate there is below ``min_estimate`` is dropped before its play (the bidder never bids it). ``workers``
+    processes each play a block of the hands; the deals, callers and contracts depend on ``seed`` only."""
+    rng = np.random.default_rng(seed)
+    deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
+    callers, contracts = rng.integers(0, NUM_PLAYERS, hands), rng.integers(low, high + 1, hands)
+    blocks = [(player_spec, defence, seed + 104729 * b, deal_seeds, callers, contracts,
+               range(b * hands // workers, (b + 1) * hands // workers), screen, min_estimate) for b in range(workers)]
+    if workers == 1:
+        parts = [defended_block(*blocks[0])]
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            parts = pool.starmap(defended_block, blocks)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def defended_block(player_spec: str, defence: str, player_seed: int, deal_seeds: np.ndarray, callers: np.ndarray,
+                   contracts: np.ndarray, block: range, screen: Path | None, min_estimate: float
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """``defended_hands``' hands ``block``."""
     import torch
 
+    from agents.briscola5_bidding import load_contract_model
+    from agents.registry import make_agent
+    from envs.registry import make_raw_env
+
+    env = make_raw_env(GAME)
+    player = make_agent(player_spec, GAME, seed=player_seed)
+    defenders = [make_agent(defence, GAME, seed=player_seed + 7919 * s) for s in range(NUM_PLAYERS)]
+    screen_net = load_contract_model(screen)[0] if screen is not None else None
+    inputs, made, started = [], [], time.time()
+    for hand in block:
+        for p in defenders + [player]:
+            p.reset()
+        env.reset(seed=int(deal_seeds[hand]))
+        caller, contract, x, credits = int(callers[hand]), int(contracts[hand]), None, 0.0
+        while not env.episode_over:
+            name = env.agent_selection
+            seat, o = env.agent_name_mapping[name], env.observe(name)
+            if env.state_.phase == AUCTION:  # forced: the caller bids the contract, every other seat passes
+                if seat == caller:
+                    x = contract_features(o["observation"], [contract])
+                    if screen_net is not None:
+                        with torch.inference_mode():
+                            if torch.sigmoid(screen_net(torch.from_numpy(x))[0, 0]) < min_estimate:
+                                break
+                elif hasattr(defenders[seat], "determinizer"):
+                    defenders[seat].determinizer.observe(o)  # a search player tracks what it saw
+                env.step(BID + contract - BID_MIN if seat == caller else PASS)
+                continue
+            env.step((player if seat == caller else defenders[seat]).act(o))
+            credits += env.rewards[env.possible_agents[caller]]
+        if env.episode_over and env.state_.caller == caller:
+            inputs.append(x[0])
+            made.append(credits > 0)
+        if (hand + 1 - block.start) % 200 == 0:
+            print(f"{hand + 1 - block.start} of {len(block)} hands, {len(made)} played, {time.time() - started:.0f} s",
+                  flush=True)
+    return np.asarray(inputs, np.float32).reshape(-1, CONTRACT_INPUTS), np.asarray(made, bool)
+
+
+def train(x: np.ndarray, y: np.ndarray, hidden: list[int], epochs: int, lr: float, seed: int,
+          start: Path | None = None) -> object:
+    """The contract network fitted to (``x``, ``y``); with ``start`` (a contract model), only that model's output
+    layer is fitted, its hidden layers kept (a recalibration on few hands)."""
+    import torch
+
+    from agents.briscola5_bidding import load_contract_model
+
     torch.manual_seed(seed)
-    net = build_actor(CONTRACT_INPUTS, 1, hidden, "ReLU")
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    if start is None:
+        net = build_actor(CONTRACT_INPUTS, 1, hidden, "ReLU")
+        params = net.parameters()
+    else:
+        net = load_contract_model(start)[0].requires_grad_(True)
+        params = net.action_net.parameters()
+    opt = torch.optim.Adam(params, lr=lr)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     xt, yt = torch.from_numpy(x), torch.from_numpy(y.astype(np.float32))
     for _ in range(epochs):
@@ -129,6 +217,11 @@ def markdown(result: dict) -> str:
     lines += [f"| {d['contracts']} | {d['hands']:,} | {d['made']:.1%} |" for d in r["by_contract"]]
     lines += ["", "| tau | hands whose estimate reaches it | of those, made |", "|---|---|---|"]
     lines += [f"| {c['tau']} | {c['share']:.1%} | {_share(c['made'])} |" for c in r["calibration"]]
+    if "start_report" in result:  # the same held-out hands under the model the fit started from
+        lines += ["", f"The start model on the same held-out hands: cross-entropy {result['start_report']['bce']:.4f}.",
+                  "", "| tau | hands whose start estimate reaches it | of those, made |", "|---|---|---|"]
+        lines += [f"| {c['tau']} | {c['share']:.1%} | {_share(c['made'])} |"
+                  for c in result["start_report"]["calibration"]]
     return "\n".join(lines) + "\n"
 
 
@@ -144,22 +237,45 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=1000)
+    parser.add_argument("--defence", default=None,
+                        help="a player of the other four seats (e.g. pimc), on the AEC env; default: --player everywhere")
+    parser.add_argument("--workers", type=int, default=1, help="processes playing --defence hands")
+    parser.add_argument("--start", type=Path, default=None,
+                        help="a contract model: fit only its output layer (a recalibration), and screen the hands")
+    parser.add_argument("--min-estimate", type=float, default=0.0,
+                        help="with --defence and --start: drop hands the start model gives less than this")
+    parser.add_argument("--samples", type=Path, default=None,
+                        help="an .npz of the played hands: written after the play, reused (not replayed) if it exists")
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--report", type=Path, default=ROOT / "benchmarks" / "briscola5_contracts.md")
     args = parser.parse_args(argv)
     if not BID_MIN <= args.low <= args.high:
         parser.error(f"--low and --high must satisfy {BID_MIN} <= low <= high; got {args.low}, {args.high}")
     start = time.time()
-    parts = [forced_hands(args.player, min(args.chunk, args.hands - k), args.seed + i, args.low, args.high)
-             for i, k in enumerate(range(0, args.hands, args.chunk))]
-    x, y = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    if args.samples is not None and args.samples.is_file():
+        with np.load(args.samples) as z:  # plain arrays: np.load refuses pickled objects by default
+            x, y, start = z["x"], z["y"], time.time() - float(z["seconds"])
+    elif args.defence is not None:
+        x, y = defended_hands(args.player, args.defence, args.hands, args.seed, args.low, args.high, args.workers,
+                              args.start, args.min_estimate)
+    else:
+        parts = [forced_hands(args.player, min(args.chunk, args.hands - k), args.seed + i, args.low, args.high)
+                 for i, k in enumerate(range(0, args.hands, args.chunk))]
+        x, y = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     seconds = time.time() - start
+    if args.samples is not None and not args.samples.is_file():
+        args.samples.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(args.samples, x=x, y=y, seconds=seconds)
     if len(y) <= args.held_out:
         parser.error(f"--held-out {args.held_out} leaves nothing to train on ({len(y)} hands)")
-    net = train(x[args.held_out:], y[args.held_out:], args.hidden, args.epochs, args.lr, args.seed)
+    net = train(x[args.held_out:], y[args.held_out:], args.hidden, args.epochs, args.lr, args.seed, args.start)
     meta = _meta(sys.argv[1:] if argv is None else argv, "briscola5_contracts.py")
     result = {**meta, "command": meta["command"].strip(), "samples": int(len(y)), "seconds": seconds,
               "report": report(net, x[:args.held_out], y[:args.held_out])}
+    if args.start is not None:
+        from agents.briscola5_bidding import load_contract_model
+
+        result["start_report"] = report(load_contract_model(args.start)[0], x[:args.held_out], y[:args.held_out])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     config = {k: (shown(v.resolve()) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     save_actor(net, args.out, {"game": GAME, "role": ROLE, "run_name": "briscola5_contracts", "config": config,

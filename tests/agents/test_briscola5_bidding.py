@@ -53,8 +53,17 @@ def test_the_shipped_contract_model_loads_and_other_files_are_refused(tmp_path):
     assert meta["role"] == ROLE and meta["obs_shape"] == [CONTRACT_INPUTS] and meta["provenance"]["command"]
     with pytest.raises(CheckpointError, match="not a Briscola contract model.*role None, obs_shape \\[1169\\]"):
         load_contract_model(ROOT / "agents" / "pretrained" / "briscola5_expert.mazzo.zip")
-    with pytest.raises(FileNotFoundError, match="checkpoint not found"):
+    with pytest.raises(FileNotFoundError, match="no contract model .*missing.mazzo.zip.*expert, pimc"):
         make_agent(f"sound:model={tmp_path / 'missing.mazzo.zip'}", "briscola5")
+
+
+def test_the_shipped_contract_models_are_reached_by_name():
+    expert, pimc = make_agent("sound:model=expert", "briscola5"), make_agent("sound:model=pimc", "briscola5")
+    assert "defence" not in expert.model_meta["config"]  # fitted before --defence existed: the expert everywhere
+    assert "--defence pimc" in pimc.model_meta["provenance"]["command"]
+    assert pimc.model_meta["config"]["start"] == "agents/pretrained/contracts/briscola5.mazzo.zip"
+    obs = first_bid_observation(0)["observation"]
+    assert not np.allclose(expert.made_probability(obs, [61, 81]), pimc.made_probability(obs, [61, 81]))
 
 
 def test_the_contract_features_are_the_hand_the_dealer_and_the_contract():
@@ -141,3 +150,23 @@ def test_forced_contracts_label_the_drawn_caller_and_contract():
     assert np.all(low_x[:, :40].sum(1) == 8) and np.all(low_x[:, 40:45].sum(1) == 1)
     assert np.allclose(low_x[:, -1], 1 / 60) and np.allclose(high_x[:, -1], 50 / 60)
     assert low_made.mean() > 0.5 > 0.2 > high_made.mean()  # the same deals and callers: 61 is made far more often
+
+
+def test_defended_contracts_are_played_on_the_aec_env_and_screened(tmp_path):
+    from briscola5_contracts import defended_hands
+
+    low_x, low_made = defended_hands("pretrained:briscola5_expert", "heuristic", 64, 7, 61, 61, 1, None, 0.0)
+    high_x, high_made = defended_hands("pretrained:briscola5_expert", "heuristic", 64, 7, 110, 110, 1, None, 0.0)
+    assert len(low_x) > 56 and np.all(low_x[:, :40].sum(1) == 8) and np.allclose(high_x[:, -1], 50 / 60)
+    assert low_made.mean() > 0.5 > 0.2 > high_made.mean()
+    screen = constant_model(tmp_path / "c.mazzo.zip", 0.4)
+    kept, _ = defended_hands("pretrained:briscola5_expert", "heuristic", 16, 7, 61, 110, 1, screen, 0.3)
+    dropped, _ = defended_hands("pretrained:briscola5_expert", "heuristic", 16, 7, 61, 110, 1, screen, 0.5)
+    assert len(kept) >= 14 and len(dropped) == 0  # every hand is rated 0.4: kept above 0.3, dropped below 0.5
+
+
+def test_a_search_player_defends_the_forced_hands():
+    from briscola5_contracts import defended_hands
+
+    x, made = defended_hands("pretrained:briscola5_expert", "pimc:worlds=4", 4, 3, 61, 110, 1, None, 0.0)
+    assert len(x) == len(made) >= 3 and x.dtype == np.float32
