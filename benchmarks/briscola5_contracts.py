@@ -225,6 +225,27 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def played_hands(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, float]:
+    """The hands ``main``'s arguments ask for, and the seconds their play took: read from ``--samples`` when that
+    file exists (plain arrays: ``np.load`` refuses pickled objects), else played (and written there if asked)."""
+    if args.samples is not None and args.samples.is_file():
+        with np.load(args.samples) as z:
+            return z["x"], z["y"], float(z["seconds"])
+    start = time.time()
+    if args.defence is not None:
+        x, y = defended_hands(args.player, args.defence, args.hands, args.seed, args.low, args.high, args.workers,
+                              args.start, args.min_estimate)
+    else:
+        parts = [forced_hands(args.player, min(args.chunk, args.hands - k), args.seed + i, args.low, args.high)
+                 for i, k in enumerate(range(0, args.hands, args.chunk))]
+        x, y = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    seconds = time.time() - start
+    if args.samples is not None:
+        args.samples.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(args.samples, x=x, y=y, seconds=seconds)
+    return x, y, seconds
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--player", default="pretrained:briscola5_expert", help="the player of the call and the play")
@@ -251,21 +272,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not BID_MIN <= args.low <= args.high:
         parser.error(f"--low and --high must satisfy {BID_MIN} <= low <= high; got {args.low}, {args.high}")
-    start = time.time()
-    if args.samples is not None and args.samples.is_file():
-        with np.load(args.samples) as z:  # plain arrays: np.load refuses pickled objects by default
-            x, y, start = z["x"], z["y"], time.time() - float(z["seconds"])
-    elif args.defence is not None:
-        x, y = defended_hands(args.player, args.defence, args.hands, args.seed, args.low, args.high, args.workers,
-                              args.start, args.min_estimate)
-    else:
-        parts = [forced_hands(args.player, min(args.chunk, args.hands - k), args.seed + i, args.low, args.high)
-                 for i, k in enumerate(range(0, args.hands, args.chunk))]
-        x, y = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    seconds = time.time() - start
-    if args.samples is not None and not args.samples.is_file():
-        args.samples.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(args.samples, x=x, y=y, seconds=seconds)
+    x, y, seconds = played_hands(args)
     if len(y) <= args.held_out:
         parser.error(f"--held-out {args.held_out} leaves nothing to train on ({len(y)} hands)")
     net = train(x[args.held_out:], y[args.held_out:], args.hidden, args.epochs, args.lr, args.seed, args.start)

@@ -170,3 +170,21 @@ def test_a_search_player_defends_the_forced_hands():
 
     x, made = defended_hands("pretrained:briscola5_expert", "pimc:worlds=4", 4, 3, 61, 110, 1, None, 0.0)
     assert len(x) == len(made) >= 3 and x.dtype == np.float32
+
+
+def test_a_refit_keeps_the_hidden_layers_and_reuses_its_kept_hands(tmp_path):
+    import torch
+
+    from briscola5_contracts import main
+
+    args = ["--defence", "heuristic", "--hands", "48", "--held-out", "12", "--epochs", "2", "--start", str(DEFAULT_MODEL),
+            "--samples", str(tmp_path / "hands.npz"), "--out", str(tmp_path / "refit.mazzo.zip"),
+            "--report", str(tmp_path / "refit.md")]
+    main(args)
+    first = (tmp_path / "refit.md").read_text()
+    assert "The start model on the same held-out hands" in first and (tmp_path / "hands.npz").is_file()
+    start, refit = load_contract_model(DEFAULT_MODEL)[0], load_contract_model(tmp_path / "refit.mazzo.zip")[0]
+    assert torch.equal(start.policy_net[0].weight, refit.policy_net[0].weight)
+    assert not torch.equal(start.action_net.weight, refit.action_net.weight)
+    main(args)  # the kept hands are read back, not replayed: the same fit and the same figures
+    assert (tmp_path / "refit.md").read_text().split("\n", 2)[2] == first.split("\n", 2)[2]
