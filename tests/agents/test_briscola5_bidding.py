@@ -174,7 +174,6 @@ def test_a_search_player_defends_the_forced_hands():
 
 def test_a_refit_keeps_the_hidden_layers_and_reuses_its_kept_hands(tmp_path):
     import torch
-
     from briscola5_contracts import main
 
     args = ["--defence", "heuristic", "--hands", "48", "--held-out", "12", "--epochs", "2", "--start", str(DEFAULT_MODEL),
