@@ -168,8 +168,10 @@ def test_defended_contracts_are_played_on_the_aec_env_and_screened(tmp_path):
 def test_a_search_player_defends_the_forced_hands():
     from briscola5_contracts import defended_hands
 
-    x, made = defended_hands("pretrained:briscola5_expert", "pimc:worlds=4", 4, 3, 61, 110, 1, None, 0.0)
-    assert len(x) == len(made) >= 3 and x.dtype == np.float32
+    x, made = defended_hands("pretrained:briscola5_expert", "pimc:worlds=4", 6, 3, 61, 110, 1, None, 0.0)
+    assert len(x) == len(made) >= 5 and x.dtype == np.float32
+    again_x, again_made = defended_hands("pretrained:briscola5_expert", "pimc:worlds=4", 6, 3, 61, 110, 1, None, 0.0)
+    assert np.array_equal(x, again_x) and np.array_equal(made, again_made)  # the seed reaches the search players
 
 
 def test_a_refit_keeps_the_hidden_layers_and_reuses_its_kept_hands(tmp_path):
