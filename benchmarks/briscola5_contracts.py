@@ -47,7 +47,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from learning import _meta, shown  # noqa: E402
 
-from agents.briscola5_bidding import CONTRACT_INPUTS, DEFAULT_MODEL, ROLE, contract_features  # noqa: E402
+from agents.briscola5_bidding import (  # noqa: E402
+    CONTRACT_INPUTS,
+    DEFAULT_MODEL,
+    ROLE,
+    contract_features,
+    load_contract_model,
+)
 from agents.checkpoint import build_actor, save_actor  # noqa: E402
 from agents.rows import decide, make_opponent  # noqa: E402
 from envs.briscola5.game import AUCTION, BID, BID_MIN, NUM_PLAYERS, PASS  # noqa: E402
@@ -117,7 +123,6 @@ def defended_block(player_spec: str, defence: str, player_seed: int, deal_seeds:
     """``defended_hands``' hands ``block``."""
     import torch
 
-    from agents.briscola5_bidding import load_contract_model
     from agents.registry import make_agent
     from envs.registry import make_raw_env
 
@@ -161,8 +166,6 @@ def train(x: np.ndarray, y: np.ndarray, hidden: list[int], epochs: int, lr: floa
     """The contract network fitted to (``x``, ``y``); with ``start`` (a contract model), only that model's output
     layer is fitted, its hidden layers kept (a recalibration on few hands)."""
     import torch
-
-    from agents.briscola5_bidding import load_contract_model
 
     torch.manual_seed(seed)
     if start is None:
@@ -272,6 +275,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not BID_MIN <= args.low <= args.high:
         parser.error(f"--low and --high must satisfy {BID_MIN} <= low <= high; got {args.low}, {args.high}")
+    if args.min_estimate > 0 and (args.defence is None or args.start is None):
+        parser.error("--min-estimate screens hands by the --start model before a --defence plays them: give both")
     x, y, seconds = played_hands(args)
     if len(y) <= args.held_out:
         parser.error(f"--held-out {args.held_out} leaves nothing to train on ({len(y)} hands)")
@@ -280,8 +285,6 @@ def main(argv: list[str] | None = None) -> None:
     result = {**meta, "command": meta["command"].strip(), "samples": int(len(y)), "seconds": seconds,
               "report": report(net, x[:args.held_out], y[:args.held_out])}
     if args.start is not None:
-        from agents.briscola5_bidding import load_contract_model
-
         result["start_report"] = report(load_contract_model(args.start)[0], x[:args.held_out], y[:args.held_out])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     config = {k: (shown(v.resolve()) if isinstance(v, Path) else v) for k, v in vars(args).items()}

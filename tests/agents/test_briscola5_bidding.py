@@ -189,3 +189,11 @@ def test_a_refit_keeps_the_hidden_layers_and_reuses_its_kept_hands(tmp_path):
     assert not torch.equal(start.action_net.weight, refit.action_net.weight)
     main(args)  # the kept hands are read back, not replayed: the same fit and the same figures
     assert (tmp_path / "refit.md").read_text().split("\n", 2)[2] == first.split("\n", 2)[2]
+
+
+def test_a_screen_without_a_start_model_and_a_defence_is_refused(capsys):
+    from briscola5_contracts import main
+
+    with pytest.raises(SystemExit):
+        main(["--hands", "8", "--min-estimate", "0.3", "--start", str(DEFAULT_MODEL)])
+    assert "--min-estimate screens hands by the --start model before a --defence plays them" in capsys.readouterr().err
