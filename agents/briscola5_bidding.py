@@ -12,6 +12,14 @@ left to a trained player at every seat. Its input, 46 floats:
 | ``[40, 45)`` | the dealer, relative to the caller (one-hot), as in the observation's ``dealer`` |
 | ``[45]`` | ``(contract - 60) / 60``, as the observation's ``contract`` |
 
+An **auction-aware** model (48 inputs, ``benchmarks/briscola5_contracts.py --auction``) also sees the auction so
+far, since the rivals' bids say what they hold (outbidding a player who bid 97 means facing its best hands):
+
+| slice | meaning |
+|---|---|
+| ``[46]`` | ``(highest bid of any rival - 60) / 60``, 0 if no rival has bid (from the observation's ``bids``) |
+| ``[47]`` | the share of the four rivals who have bid at least once |
+
 Its output is the logit of P(made). The file is a safe checkpoint (``agents/checkpoint.py``: JSON and
 tensors, nothing is unpickled) of that network, with ``"role": "contract-model"`` in its metadata;
 ``load_contract_model`` refuses any other file, saying why.
@@ -52,12 +60,14 @@ from envs.briscola5.game import AUCTION, BID, BID_LEVELS, BID_MAX, BID_MIN, PASS
 from envs.briscola5.observation import LAYOUT
 from envs.core.errors import ConfigError
 
-__all__ = ["CONTRACT_INPUTS", "ROLE", "CONTRACT_MODELS", "DEFAULT_MODEL", "contract_features", "load_contract_model", "SoundBidder"]
+__all__ = ["CONTRACT_INPUTS", "AUCTION_INPUTS", "ROLE", "CONTRACT_MODELS", "DEFAULT_MODEL", "contract_features", "load_contract_model", "SoundBidder"]
 
 #: the metadata ``role`` of a contract model's checkpoint
 ROLE = "contract-model"
-HAND, DEALER, PHASE = (LAYOUT.obs_slice(f) for f in ("hand", "dealer", "phase"))
+HAND, DEALER, PHASE, BIDS = (LAYOUT.obs_slice(f) for f in ("hand", "dealer", "phase", "bids"))
 CONTRACT_INPUTS = (HAND.stop - HAND.start) + (DEALER.stop - DEALER.start) + 1
+AUCTION_INPUTS = CONTRACT_INPUTS + 2  # and the rivals' highest bid and the share of rivals who bid
+_BID_LEVELS_ABOVE_60 = np.arange(1, BID_MAX - BID_MIN + 2, dtype=np.float32)  # bid 61 + j is 1 + j above 60
 CONTRACTS_DIR = Path(__file__).resolve().parent / "pretrained" / "contracts"
 #: the shipped contract models by name (module table)
 CONTRACT_MODELS = {"expert": CONTRACTS_DIR / "briscola5.mazzo.zip", "pimc": CONTRACTS_DIR / "briscola5_pimc.mazzo.zip"}
@@ -65,14 +75,19 @@ DEFAULT_MODEL = CONTRACT_MODELS["expert"]
 _AUCTION_SLOT = PHASE.start + AUCTION  # the phase one-hot is indexed by the phase (as agents/batched reads it)
 
 
-def contract_features(obs: np.ndarray, contracts: np.ndarray) -> np.ndarray:
-    """The contract model's inputs (module table) for observations ``obs`` (rows) and one contract per row."""
+def contract_features(obs: np.ndarray, contracts: np.ndarray, auction: bool = False) -> np.ndarray:
+    """The contract model's inputs (module tables) for observations ``obs`` (rows) and one contract per row; with
+    ``auction``, those of an auction-aware model (the rivals' bids appended)."""
     obs = np.atleast_2d(obs)
-    out = np.empty((len(obs), CONTRACT_INPUTS), dtype=np.float32)
+    out = np.empty((len(obs), AUCTION_INPUTS if auction else CONTRACT_INPUTS), dtype=np.float32)
     n_hand = HAND.stop - HAND.start
     out[:, :n_hand] = obs[:, HAND]
-    out[:, n_hand:-1] = obs[:, DEALER]
-    out[:, -1] = (np.asarray(contracts, dtype=np.float32) - 60.0) / 60.0
+    out[:, n_hand:CONTRACT_INPUTS - 1] = obs[:, DEALER]
+    out[:, CONTRACT_INPUTS - 1] = (np.asarray(contracts, dtype=np.float32) - 60.0) / 60.0
+    if auction:  # the bids block is seat-relative: row 0 is the observer's own, rows 1-4 its rivals'
+        rival_bids = obs[:, BIDS].reshape(len(obs), -1, BID_MAX - BID_MIN + 1)[:, 1:] > 0
+        out[:, CONTRACT_INPUTS] = (rival_bids.any(1) * _BID_LEVELS_ABOVE_60).max(1) / 60.0
+        out[:, CONTRACT_INPUTS + 1] = rival_bids.any(2).mean(1)
     return out
 
 
@@ -80,9 +95,10 @@ def load_contract_model(path: str | os.PathLike) -> tuple[Any, dict[str, Any]]:
     """The contract model of ``path`` (a safe checkpoint) and its metadata; ``CheckpointError`` for a file that is
     not one (another game, a policy, another input size)."""
     net, meta = load_actor(path)
-    if meta.get("role") != ROLE or meta.get("obs_shape") != [CONTRACT_INPUTS] or meta.get("num_actions") != 1:
+    if (meta.get("role") != ROLE or meta.get("obs_shape") not in ([CONTRACT_INPUTS], [AUCTION_INPUTS])
+            or meta.get("num_actions") != 1):
         raise CheckpointError(f"{path}: not a Briscola contract model (expected role {ROLE!r}, {CONTRACT_INPUTS} "
-                              f"inputs and one output; got role {meta.get('role')!r}, obs_shape {meta.get('obs_shape')}, "
+                              f"or {AUCTION_INPUTS} inputs and one output; got role {meta.get('role')!r}, obs_shape {meta.get('obs_shape')}, "
                               f"num_actions {meta.get('num_actions')}); benchmarks/briscola5_contracts.py writes one")
     return net, meta
 
@@ -110,6 +126,7 @@ class SoundBidder(BaseAgent):
                                     f"({', '.join(CONTRACT_MODELS)}) or the path of a file written by "
                                     f"benchmarks/briscola5_contracts.py")
         self.model, self.model_meta = load_contract_model(path)
+        self.sees_auction = self.model_meta["obs_shape"] == [AUCTION_INPUTS]
         self.player = make_agent(play, game, seed=seed, **({} if flags is None else {"flags": flags}))
         self.name = f"sound:tau={self.tau:g}"
 
@@ -124,7 +141,7 @@ class SoundBidder(BaseAgent):
         """The model's P(made) for the caller whose observation is ``obs``, at each of ``contracts``."""
         import torch
 
-        x = contract_features(np.repeat(obs[None], len(contracts), 0), np.asarray(contracts))
+        x = contract_features(np.repeat(obs[None], len(contracts), 0), np.asarray(contracts), self.sees_auction)
         with torch.inference_mode():
             return torch.sigmoid(self.model(torch.from_numpy(x))[:, 0]).numpy()
 

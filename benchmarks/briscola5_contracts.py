@@ -29,6 +29,19 @@ the file exists)::
         --start agents/pretrained/contracts/briscola5.mazzo.zip --min-estimate 0.25 --held-out 2000 --epochs 30 \
         --samples runs/contracts/briscola5_pimc_hands.npz --out agents/pretrained/contracts/briscola5_pimc.mazzo.zip \
         --report benchmarks/briscola5_contracts_pimc.md
+
+**At the table's auction** (``--auction``, with ``--defence SPEC``): nothing is forced. ``SPEC`` bids at all five
+seats, the auction's winner then passes to the ``--player`` for the call and the play (``SPEC`` keeps the other four
+seats), and each sample is an auction-aware input (``agents/briscola5_bidding.py``: the winner's hand, the dealer,
+the contract, the rivals' highest bid and the share of rivals who bid). Those are the hands a seat wins against
+``SPEC``'s bidding, with what the rivals' bids said about their cards. ``--start`` then widens the start model's
+first layer with zero weights for the two new inputs, and ``--fit all`` fits every layer; ``--mix FILE.npz`` adds
+hand-only ``--samples`` (their rivals' columns 0, as when nobody else bids) to the training hands, so that the
+model still knows the uncontested auction::
+
+    python benchmarks/briscola5_contracts.py --defence pimc --auction --workers 2 --hands 12000 --seed 3000 \
+        --start agents/pretrained/contracts/briscola5_pimc.mazzo.zip --fit all \
+        --mix runs/contracts/briscola5_pimc_hands.npz --samples runs/contracts/briscola5_auction_hands.npz ...
 """
 
 from __future__ import annotations
@@ -48,6 +61,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from learning import _meta, shown  # noqa: E402
 
 from agents.briscola5_bidding import (  # noqa: E402
+    AUCTION_INPUTS,
     CONTRACT_INPUTS,
     DEFAULT_MODEL,
     ROLE,
@@ -97,16 +111,20 @@ def forced_hands(player_spec: str, hands: int, seed: int, low: int, high: int) -
 
 
 def defended_hands(player_spec: str, defence: str, hands: int, seed: int, low: int, high: int, workers: int,
-                   screen: Path | None, min_estimate: float) -> tuple[np.ndarray, np.ndarray]:
+                   screen: Path | None, min_estimate: float, auction: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Like ``forced_hands``, on the AEC env: the ``player_spec`` calls and plays the caller's cards, ``defence``
     (a search player, such as ``pimc``) plays the other four seats. With ``screen`` (a contract model), a hand whose
-    estimate there is below ``min_estimate`` is dropped before its play (the bidder never bids it). ``workers``
-    processes each play a block of the hands; the deals, callers and contracts depend on ``seed`` only."""
+    estimate there is below ``min_estimate`` is dropped before its play (the bidder never bids it). With
+    ``auction``, nothing is forced: ``defence`` plays the whole auction at all five seats, the winner's seat passes to
+    ``player_spec`` for the call and the play, and the samples are auction-aware inputs (hands nobody bid are
+    dropped). ``workers`` processes each play a block of the hands; the deals, callers and contracts depend on
+    ``seed`` only."""
     rng = np.random.default_rng(seed)
     deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
     callers, contracts = rng.integers(0, NUM_PLAYERS, hands), rng.integers(low, high + 1, hands)
     blocks = [(player_spec, defence, seed + 104729 * b, deal_seeds, callers, contracts,
-               range(b * hands // workers, (b + 1) * hands // workers), screen, min_estimate) for b in range(workers)]
+               range(b * hands // workers, (b + 1) * hands // workers), screen, min_estimate, auction)
+              for b in range(workers)]
     if workers == 1:
         parts = [defended_block(*blocks[0])]
     else:
@@ -118,8 +136,8 @@ def defended_hands(player_spec: str, defence: str, hands: int, seed: int, low: i
 
 
 def defended_block(player_spec: str, defence: str, player_seed: int, deal_seeds: np.ndarray, callers: np.ndarray,
-                   contracts: np.ndarray, block: range, screen: Path | None, min_estimate: float
-                   ) -> tuple[np.ndarray, np.ndarray]:
+                   contracts: np.ndarray, block: range, screen: Path | None, min_estimate: float,
+                   auction: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``defended_hands``' hands ``block``."""
     import torch
 
@@ -135,11 +153,15 @@ def defended_block(player_spec: str, defence: str, player_seed: int, deal_seeds:
         for p in defenders + [player]:
             p.reset()
         env.reset(seed=int(deal_seeds[hand]))
-        caller, contract, x, credits = int(callers[hand]), int(contracts[hand]), None, 0.0
+        caller, contract, x, credits = (-1, 0, None, 0.0) if auction else (int(callers[hand]), int(contracts[hand]),
+                                                                             None, 0.0)
         while not env.episode_over:
             name = env.agent_selection
             seat, o = env.agent_name_mapping[name], env.observe(name)
-            if env.state_.phase == AUCTION:  # forced: the caller bids the contract, every other seat passes
+            if auction and caller < 0 <= env.state_.caller:  # the auction is over: its winner's first turn (the call)
+                caller, contract = int(env.state_.caller), int(env.state_.contract)
+                x = contract_features(o["observation"], [contract], auction=True)
+            if env.state_.phase == AUCTION and not auction:  # forced: the caller bids the contract, the others pass
                 if seat == caller:
                     x = contract_features(o["observation"], [contract])
                     if screen_net is not None:
@@ -151,29 +173,48 @@ def defended_block(player_spec: str, defence: str, player_seed: int, deal_seeds:
                 env.step(BID + contract - BID_MIN if seat == caller else PASS)
                 continue
             env.step((player if seat == caller else defenders[seat]).act(o))
-            credits += env.rewards[env.possible_agents[caller]]
-        if env.episode_over and env.state_.caller == caller:
+            if caller >= 0:
+                credits += env.rewards[env.possible_agents[caller]]
+        if env.episode_over and caller >= 0 and env.state_.caller == caller:
             inputs.append(x[0])
             made.append(credits > 0)
         if (hand + 1 - block.start) % 200 == 0:
             print(f"{hand + 1 - block.start} of {len(block)} hands, {len(made)} played, {time.time() - started:.0f} s",
                   flush=True)
-    return np.asarray(inputs, np.float32).reshape(-1, CONTRACT_INPUTS), np.asarray(made, bool)
+    return np.asarray(inputs, np.float32).reshape(-1, AUCTION_INPUTS if auction else CONTRACT_INPUTS), np.asarray(made, bool)
+
+
+def widened(net: object, inputs: int) -> object:
+    """``net`` taking ``inputs`` inputs: its first layer gains zero weights for the new ones (the same outputs
+    while they are 0), so that a hand-only model starts an auction-aware one."""
+    import torch
+
+    first = net.policy_net[0]
+    extra = inputs - first.in_features
+    if extra > 0:
+        wide = torch.nn.Linear(inputs, first.out_features)
+        with torch.no_grad():
+            wide.weight.zero_()
+            wide.weight[:, :first.in_features] = first.weight
+            wide.bias.copy_(first.bias)
+        net.policy_net[0] = wide
+    return net
 
 
 def train(x: np.ndarray, y: np.ndarray, hidden: list[int], epochs: int, lr: float, seed: int,
-          start: Path | None = None) -> object:
-    """The contract network fitted to (``x``, ``y``); with ``start`` (a contract model), only that model's output
-    layer is fitted, its hidden layers kept (a recalibration on few hands)."""
+          start: Path | None = None, fit: str = "output") -> object:
+    """The contract network fitted to (``x``, ``y``); with ``start`` (a contract model, widened to ``x``'s inputs),
+    only that model's output layer is fitted (``fit="output"``: a recalibration on few hands, its hidden layers
+    kept), or all of it (``fit="all"``)."""
     import torch
 
     torch.manual_seed(seed)
     if start is None:
-        net = build_actor(CONTRACT_INPUTS, 1, hidden, "ReLU")
+        net = build_actor(x.shape[1], 1, hidden, "ReLU")
         params = net.parameters()
     else:
-        net = load_contract_model(start)[0].requires_grad_(True)
-        params = net.action_net.parameters()
+        net = widened(load_contract_model(start)[0], x.shape[1]).requires_grad_(True)
+        params = net.action_net.parameters() if fit == "output" else net.parameters()
     opt = torch.optim.Adam(params, lr=lr)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     xt, yt = torch.from_numpy(x), torch.from_numpy(y.astype(np.float32))
@@ -189,15 +230,17 @@ def train(x: np.ndarray, y: np.ndarray, hidden: list[int], epochs: int, lr: floa
 
 
 def report(net: object, x: np.ndarray, y: np.ndarray) -> dict:
-    """Held-out figures of ``net`` on (``x``, ``y``): cross-entropy, the constant's, made per decile, calibration."""
+    """Held-out figures of ``net`` on (``x``, ``y``): cross-entropy, the constant's, made per decile, calibration
+    (a hand-only ``net`` reads only the hand-only columns of auction-aware ``x``)."""
     import torch
 
+    x = x[:, :net.policy_net[0].in_features]
     with torch.no_grad():
         logits = net(torch.from_numpy(x))[:, 0]
         bce = float(torch.nn.functional.binary_cross_entropy_with_logits(logits, torch.from_numpy(y.astype(np.float32))))
         p = torch.sigmoid(logits).numpy()
     base = float(y.mean())
-    contract = np.rint(x[:, -1] * 60 + 60).astype(int)
+    contract = np.rint(x[:, CONTRACT_INPUTS - 1] * 60 + 60).astype(int)
     deciles = [{"contracts": f"{lo}-{lo + 9}", "hands": int(s.sum()), "made": float(y[s].mean())}
                for lo in range(61, 111, 10) if (s := (contract >= lo) & (contract <= lo + 9)).any()]
     calibration = [{"tau": t, "share": float((p >= t).mean()), "made": float(y[p >= t].mean()) if (p >= t).any() else None}
@@ -214,8 +257,11 @@ def markdown(result: dict) -> str:
     r = result["report"]
     lines = [f"Contract model: `{result['command']}` ({result['when']}; {result['machine']}; {result['versions']}; "
              f"commit {result['commit']}).", "",
-             f"{result['samples']:,} forced hands ({result['seconds']:.0f} s to play), {r['held_out']:,} held out: "
-             f"cross-entropy {r['bce']:.4f} (a constant guess: {r['constant_bce']:.4f}); {r['made']:.1%} made.", "",
+             f"{result['samples']:,} {'hands won at auction' if result.get('auction') else 'forced hands'} "
+             f"({result['seconds']:.0f} s to play), {r['held_out']:,} held out: "
+             f"cross-entropy {r['bce']:.4f} (a constant guess: {r['constant_bce']:.4f}); {r['made']:.1%} made."
+             + (f" The training hands include {result['mixed']:,} hand-only ones (`--mix`)." if result.get("mixed") else ""),
+             "",
              "| contracts | held-out hands | made |", "|---|---|---|"]
     lines += [f"| {d['contracts']} | {d['hands']:,} | {d['made']:.1%} |" for d in r["by_contract"]]
     lines += ["", "| tau | hands whose estimate reaches it | of those, made |", "|---|---|---|"]
@@ -237,7 +283,7 @@ def played_hands(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, floa
     start = time.time()
     if args.defence is not None:
         x, y = defended_hands(args.player, args.defence, args.hands, args.seed, args.low, args.high, args.workers,
-                              args.start, args.min_estimate)
+                              args.start, args.min_estimate, args.auction)
     else:
         parts = [forced_hands(args.player, min(args.chunk, args.hands - k), args.seed + i, args.low, args.high)
                  for i, k in enumerate(range(0, args.hands, args.chunk))]
@@ -268,6 +314,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="a contract model: fit only its output layer (a recalibration), and screen the hands")
     parser.add_argument("--min-estimate", type=float, default=0.0,
                         help="with --defence and --start: drop hands the start model gives less than this")
+    parser.add_argument("--auction", action="store_true",
+                        help="with --defence: no forced auction; --defence bids at all five seats, the winner's seat "
+                             "passes to --player, and the model is auction-aware (48 inputs)")
+    parser.add_argument("--fit", choices=("output", "all"), default="output",
+                        help="with --start: fit its output layer only, or all its layers (needed with --auction)")
+    parser.add_argument("--mix", type=Path, default=None,
+                        help="an .npz of --samples from hand-only play, added to the training hands (its rivals' "
+                             "bid columns 0: nobody else bid)")
     parser.add_argument("--samples", type=Path, default=None,
                         help="an .npz of the played hands: written after the play, reused (not replayed) if it exists")
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
@@ -277,12 +331,25 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--low and --high must satisfy {BID_MIN} <= low <= high; got {args.low}, {args.high}")
     if args.min_estimate > 0 and (args.defence is None or args.start is None):
         parser.error("--min-estimate screens hands by the --start model before a --defence plays them: give both")
+    if args.auction and (args.defence is None or args.min_estimate > 0):
+        parser.error("--auction needs --defence (the bidders of the five seats) and takes no --min-estimate")
+    if args.auction and args.start is not None and args.fit == "output":
+        parser.error("--auction with --start needs --fit all: the start model's new inputs are learnt in its first layer")
     x, y, seconds = played_hands(args)
     if len(y) <= args.held_out:
         parser.error(f"--held-out {args.held_out} leaves nothing to train on ({len(y)} hands)")
-    net = train(x[args.held_out:], y[args.held_out:], args.hidden, args.epochs, args.lr, args.seed, args.start)
+    train_x, train_y = x[args.held_out:], y[args.held_out:]
+    if args.mix is not None:
+        with np.load(args.mix) as z:
+            if z["x"].shape[1] > x.shape[1]:
+                parser.error(f"--mix {args.mix} has {z['x'].shape[1]} inputs per hand, more than the model's {x.shape[1]}")
+            mix_x = np.zeros((len(z["y"]), x.shape[1]), np.float32)
+            mix_x[:, :z["x"].shape[1]] = z["x"]
+            train_x, train_y = np.concatenate([train_x, mix_x]), np.concatenate([train_y, z["y"]])
+    net = train(train_x, train_y, args.hidden, args.epochs, args.lr, args.seed, args.start, args.fit)
     meta = _meta(sys.argv[1:] if argv is None else argv, "briscola5_contracts.py")
-    result = {**meta, "command": meta["command"].strip(), "samples": int(len(y)), "seconds": seconds,
+    result = {**meta, "command": meta["command"].strip(), "samples": int(len(y)), "seconds": seconds, "auction": args.auction,
+              "mixed": len(train_y) - (len(y) - args.held_out),
               "report": report(net, x[:args.held_out], y[:args.held_out])}
     if args.start is not None:
         result["start_report"] = report(load_contract_model(args.start)[0], x[:args.held_out], y[:args.held_out])

@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.briscola5_bidding import CONTRACT_INPUTS, DEFAULT_MODEL, ROLE, contract_features, load_contract_model
+from agents.briscola5_bidding import (
+    AUCTION_INPUTS,
+    CONTRACT_INPUTS,
+    DEFAULT_MODEL,
+    ROLE,
+    contract_features,
+    load_contract_model,
+)
 from agents.checkpoint import CheckpointError, build_actor, save_actor
 from envs import briscola5_v0
 from envs.briscola5.game import BID, BID_MIN, PASS
@@ -197,3 +204,114 @@ def test_a_screen_without_a_start_model_and_a_defence_is_refused(capsys):
     with pytest.raises(SystemExit):
         main(["--hands", "8", "--min-estimate", "0.3", "--start", str(DEFAULT_MODEL)])
     assert "--min-estimate screens hands by the --start model before a --defence plays them" in capsys.readouterr().err
+
+
+def auction_in_progress() -> tuple[object, list[str]]:
+    """An env in its auction where the first bidder bid 65, the second 70 and the third passed; and the seats' names
+    in bidding order (the fourth is to act)."""
+    env = briscola5_v0.env()
+    env.reset(seed=5)
+    helper = make_agent("heuristic", "briscola5", seed=0)
+    while decode(env.last()[0]["observation"])["phase"] != "auction":
+        env.step(helper.act(env.last()[0]))
+    order = []
+    for action in (BID + 65 - BID_MIN, BID + 70 - BID_MIN, PASS):
+        order.append(env.agent_selection)
+        env.step(action)
+    return env, order + [env.agent_selection]
+
+
+def test_the_auction_features_are_the_rivals_highest_bid_and_the_share_who_bid():
+    env, order = auction_in_progress()
+    x = contract_features(env.observe(order[3])["observation"], [75], auction=True)
+    assert x.shape == (1, AUCTION_INPUTS)
+    assert np.array_equal(x[:, :CONTRACT_INPUTS], contract_features(env.observe(order[3])["observation"], [75]))
+    assert x[0, CONTRACT_INPUTS] == pytest.approx(10 / 60) and x[0, CONTRACT_INPUTS + 1] == pytest.approx(2 / 4)
+    env.step(BID + 75 - BID_MIN)  # the fourth seat bids 75; the fifth passes; the first bidder's own 65 is not a rival's
+    env.step(PASS)
+    x = contract_features(env.observe(order[0])["observation"], [76], auction=True)
+    assert x[0, CONTRACT_INPUTS] == pytest.approx(15 / 60) and x[0, CONTRACT_INPUTS + 1] == pytest.approx(2 / 4)
+    fresh = contract_features(first_bid_observation()["observation"], [61], auction=True)
+    assert fresh[0, CONTRACT_INPUTS:].tolist() == [0.0, 0.0]  # nobody has bid yet
+
+
+def test_an_auction_aware_model_is_read_with_the_rivals_bids(tmp_path):
+    import torch
+
+    net = build_actor(AUCTION_INPUTS, 1, [4], "ReLU")
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+        net.policy_net[0].weight[0, CONTRACT_INPUTS] = 1.0  # the rivals' highest bid, and only it, lowers P(made)
+        net.action_net.weight[0, 0] = -30.0
+    path = save_actor(net, tmp_path / "auction.mazzo.zip", {"game": "briscola5", "role": ROLE})
+    agent = make_agent(f"sound:tau=0.4,model={path}", "briscola5")
+    assert agent.sees_auction and not make_agent("sound", "briscola5").sees_auction
+    env, order = auction_in_progress()
+    contested = env.observe(order[3])
+    assert agent.made_probability(contested["observation"], [71]) == pytest.approx(1 / (1 + math.exp(5)), rel=1e-5)
+    assert agent.act(contested) == PASS
+    assert agent.made_probability(first_bid_observation()["observation"], [61]) == pytest.approx(0.5)
+
+
+def test_a_widened_model_gives_the_same_estimates_while_its_new_inputs_are_zero():
+    import torch
+    from briscola5_contracts import widened
+
+    x = contract_features(np.repeat(first_bid_observation()["observation"][None], 3, 0), [61, 81, 101])
+    before = load_contract_model(DEFAULT_MODEL)[0](torch.from_numpy(x))
+    wide = widened(load_contract_model(DEFAULT_MODEL)[0], AUCTION_INPUTS)
+    assert wide.policy_net[0].in_features == AUCTION_INPUTS
+    assert torch.equal(wide(torch.from_numpy(np.pad(x, ((0, 0), (0, 2))))), before)
+
+
+def test_an_auction_aware_model_is_fitted_on_auctions_won_at_the_table(tmp_path):
+    from briscola5_contracts import defended_hands, main
+
+    x, y = defended_hands("pretrained:briscola5_expert", "heuristic", 16, 7, 61, 110, 1, None, 0.0)
+    np.savez(tmp_path / "forced.npz", x=x, y=y, seconds=0.0)
+    main(["--defence", "heuristic", "--auction", "--hands", "40", "--held-out", "8", "--epochs", "2",
+          "--start", str(DEFAULT_MODEL), "--fit", "all", "--mix", str(tmp_path / "forced.npz"),
+          "--samples", str(tmp_path / "auctions.npz"), "--out", str(tmp_path / "a.mazzo.zip"),
+          "--report", str(tmp_path / "a.md")])
+    model, meta = load_contract_model(tmp_path / "a.mazzo.zip")
+    assert meta["obs_shape"] == [AUCTION_INPUTS]
+    with np.load(tmp_path / "auctions.npz") as z:
+        won = z["x"]
+    assert won.shape[1] == AUCTION_INPUTS and len(won) > 30  # a hand nobody bids has no caller
+    contract, rival_high = np.rint(won[:, CONTRACT_INPUTS - 1] * 60), np.rint(won[:, CONTRACT_INPUTS] * 60)
+    assert np.all(contract >= 1) and np.all(rival_high < contract)  # the winner outbid every rival
+    assert (rival_high > 0).any()  # some auctions were contested
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--auction", "--hands", "8"], "--auction needs --defence"),
+    (["--auction", "--defence", "heuristic", "--start", str(DEFAULT_MODEL)], "--auction with --start needs --fit all"),
+])
+def test_an_auction_run_without_what_it_needs_is_refused(capsys, args, message):
+    from briscola5_contracts import main
+
+    with pytest.raises(SystemExit):
+        main(args)
+    assert message in capsys.readouterr().err
+
+
+def test_the_screened_share_made_plays_exactly_the_hands_the_bidder_wins():
+    from briscola5_made import made_share, screened_block
+
+    spec, seed, hands = "sound:tau=0.4,play=heuristic", 3, 40
+    deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
+    rows = screened_block(spec, "heuristic", seed, deal_seeds, range(hands))
+    env = briscola5_v0.env()
+    bidder = make_agent(spec, "briscola5", seed=seed)
+    others = make_agent("heuristic", "briscola5", seed=seed)
+    won = {}
+    for hand in range(hands):
+        seat = env.possible_agents[hand % 5]
+        credits = play(env, {a: bidder if a == seat else others for a in env.possible_agents}, int(deal_seeds[hand]))
+        if env.unwrapped.state_.caller == hand % 5:
+            won[hand] = [hand, env.unwrapped.state_.contract, float(credits[seat] > 0), credits[seat]]
+    assert 3 <= len(won) < hands and [r for r in rows] == list(won.values())
+    result = made_share(spec, "heuristic", hands, seed, 1)
+    assert result["contracts"] == len(won) and result["made"] == pytest.approx(np.mean([r[2] for r in rows]))
+    assert result["made_low"] < result["made"] < result["made_high"]
