@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from blocks import block_ranges, block_seed, run_blocks  # noqa: E402
 from learning import _meta  # noqa: E402
 
 from envs.briscola5.game import AUCTION, FORFEIT_CHECK, NUM_PLAYERS  # noqa: E402
@@ -70,15 +71,8 @@ def screened_block(player_spec: str, field: str, seed: int, deal_seeds: np.ndarr
 def made_share(player_spec: str, field: str, hands: int, seed: int, workers: int) -> dict:
     """The benchmark's figures (module docstring)."""
     deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
-    blocks = [(player_spec, field, seed + 104729 * b, deal_seeds, range(b * hands // workers, (b + 1) * hands // workers))
-              for b in range(workers)]
-    if workers == 1:
-        parts = [screened_block(*blocks[0])]
-    else:
-        import multiprocessing
-
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            parts = pool.starmap(screened_block, blocks)
+    parts = run_blocks(screened_block, [(player_spec, field, block_seed(seed, b), deal_seeds, block)
+                                        for b, block in enumerate(block_ranges(hands, workers))])
     rows = np.asarray([r for p in parts for r in p], dtype=np.float64).reshape(-1, 4)
     made = wilson_ci(rows[:, 2].sum(), len(rows))
     return {"hands": hands, "contracts": len(rows), "caller_rate": len(rows) / hands,

@@ -39,6 +39,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from blocks import block_ranges, block_seed, run_blocks  # noqa: E402
 from learning import (  # noqa: E402
     GAMES,
     PIMC_PANEL,
@@ -69,15 +70,8 @@ def collect(game: str, flags: dict, hands: int, seed: int, out: Path, workers: i
     if out.is_file():
         return load_demos(out)
     deal_seeds = np.random.SeedSequence(seed).generate_state(hands)
-    blocks = [(game, flags, seed + 104729 * b, deal_seeds, range(b * hands // workers, (b + 1) * hands // workers),
-               behaviour, teacher) for b in range(workers)]
-    if workers == 1:
-        parts = [collect_block(*blocks[0])]
-    else:
-        import multiprocessing
-
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            parts = pool.starmap(collect_block, blocks)
+    parts = run_blocks(collect_block, [(game, flags, block_seed(seed, b), deal_seeds, block, behaviour, teacher)
+                                       for b, block in enumerate(block_ranges(hands, workers))])
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **data)
