@@ -6,10 +6,11 @@ Against PIMC a careful bidder wins the auction in well under 1% of hands, so a d
 (``train.evaluate``) needs thousands of deals for a few dozen contracts. This benchmark plays only what decides the
 share made: in each of ``--hands`` one-hand games (deal seeds drawn from ``--seed``; the ``--player`` in seat
 ``hand % 5``, the ``--field`` in the other four) the auction is played, and only a hand that the player wins is
-played on (the player calling and playing its cards, the field the other four seats). The field's bids do not
-depend on anything after the auction, so the hands played are exactly those a full game would have given the player
-as caller: the share made is the same statistic as ``train.evaluate``'s ``contract_made``, not the credits margin
-(the hands the others win are not played).
+played on (the player calling and playing its cards, the field the other four seats). No bid depends on how a hand
+is played, so skipping the play of the others' contracts changes nothing but the random draws a search player would
+have spent on it: the contracts are the player's contracts at that table, and the share made is the statistic of
+``train.evaluate``'s ``contract_made`` (with players that draw nothing, the very same hands: tested), not the credits
+margin (the hands the others win are not played).
 
 Reported (JSON, and one Markdown line printed): the hands, the contracts won (the caller rate), their mean, the share
 made with its 95% Wilson interval, and the caller's mean credits per contract. ``--workers`` processes share the
