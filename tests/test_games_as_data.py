@@ -47,6 +47,7 @@ EXEMPT = (
     "benchmarks/worlds_{game}.py",
     "benchmarks/{game}_roles.py",
     "benchmarks/{game}_contracts.py",
+    "benchmarks/{game}_made.py",
 )
 #: the names a comparison must not test: the games, the plain players' aliases, the benchmark variants
 NAMES = frozenset(GAMES) | {s.plain_alias for s in GAMES.values() if s.plain_alias} | {
