@@ -150,8 +150,8 @@ def defended_block(player_spec: str, defence: str, player_seed: int, deal_seeds:
         for p in defenders + [player]:
             p.reset()
         env.reset(seed=int(deal_seeds[hand]))
-        caller, contract, x, credits = (-1, 0, None, 0.0) if auction else (int(callers[hand]), int(contracts[hand]),
-                                                                             None, 0.0)
+        caller, contract = (-1, 0) if auction else (int(callers[hand]), int(contracts[hand]))
+        x, credits = None, 0.0
         while not env.episode_over:
             name = env.agent_selection
             seat, o = env.agent_name_mapping[name], env.observe(name)

@@ -1,6 +1,6 @@
 """The share of its contracts a Briscola bidder makes at a table of another player, its auctions screened.
 
-    python benchmarks/briscola5_made.py --player sound:tau=0.5,model=auction --field pimc --hands 6000 --workers 2
+    python benchmarks/briscola5_made.py --player sound:tau=0.5,model=pimc --field pimc --hands 10000 --seed 11
 
 Against PIMC a careful bidder wins the auction in well under 1% of hands, so a duplicate evaluation
 (``train.evaluate``) needs thousands of deals for a few dozen contracts. This benchmark plays only what decides the
@@ -75,13 +75,12 @@ def made_share(player_spec: str, field: str, hands: int, seed: int, workers: int
     parts = run_blocks(screened_block, [(player_spec, field, block_seed(seed, b), deal_seeds, block)
                                         for b, block in enumerate(block_ranges(hands, workers))])
     rows = np.asarray([r for p in parts for r in p], dtype=np.float64).reshape(-1, 4)
+    result = {"hands": hands, "contracts": len(rows), "caller_rate": len(rows) / hands, "rows": rows.tolist()}
+    if not len(rows):  # no contract: the shares are undefined
+        return {**result, **dict.fromkeys(("mean_contract", "made", "made_low", "made_high", "credits_per_contract"))}
     made = wilson_ci(rows[:, 2].sum(), len(rows))
-    return {"hands": hands, "contracts": len(rows), "caller_rate": len(rows) / hands,
-            "mean_contract": float(rows[:, 1].mean()) if len(rows) else None,
-            "made": made.mean if len(rows) else None, "made_low": made.low if len(rows) else None,
-            "made_high": made.high if len(rows) else None,
-            "credits_per_contract": float(rows[:, 3].mean()) if len(rows) else None,
-            "rows": rows.tolist()}
+    return {**result, "mean_contract": float(rows[:, 1].mean()), "made": made.mean, "made_low": made.low,
+            "made_high": made.high, "credits_per_contract": float(rows[:, 3].mean())}
 
 
 def line(player: str, field: str, r: dict) -> str:
