@@ -37,6 +37,7 @@ lost one costs 2, so the credits are best served by bidding down to P(made) of a
 | ``tau`` | 0.5 | the least estimated P(made) at which it bids |
 | ``play`` | ``pretrained:briscola5_expert`` | the player of every other decision (any agent spec but ``sound``) |
 | ``model`` | ``expert`` | the contract model: a shipped one by name (table below) or a file's path |
+| ``max_bids`` | no limit | how many times it bids in one auction at most; ``max_bids=1`` opens (or enters) once and passes when outbid, so it wins only the auctions nobody contests |
 
 The shipped contract models (``agents/pretrained/contracts/``; each file's metadata holds the command that made it):
 
@@ -73,6 +74,7 @@ CONTRACTS_DIR = Path(__file__).resolve().parent / "pretrained" / "contracts"
 CONTRACT_MODELS = {"expert": CONTRACTS_DIR / "briscola5.mazzo.zip", "pimc": CONTRACTS_DIR / "briscola5_pimc.mazzo.zip"}
 DEFAULT_MODEL = CONTRACT_MODELS["expert"]
 _AUCTION_SLOT = PHASE.start + AUCTION  # the phase one-hot is indexed by the phase (as agents/batched reads it)
+_OWN_BIDS = slice(BIDS.start, BIDS.start + BID_MAX - BID_MIN + 1)  # the bids block's row 0: the observer's own bids
 
 
 def contract_features(obs: np.ndarray, contracts: np.ndarray, auction: bool = False) -> np.ndarray:
@@ -110,7 +112,7 @@ class SoundBidder(BaseAgent):
 
     def __init__(self, game: str, seed: int | None = None, tau: float = 0.5,
                  play: str = "pretrained:briscola5_expert", model: str | os.PathLike = "expert",
-                 flags: dict[str, Any] | None = None):
+                 max_bids: int | None = None, flags: dict[str, Any] | None = None):
         from agents.registry import make_agent
 
         super().__init__(game, seed)
@@ -119,7 +121,10 @@ class SoundBidder(BaseAgent):
         if not isinstance(play, str) or play.partition(":")[0] == "sound":
             raise ConfigError(f"agent 'sound': play must be another agent spec (e.g. pretrained:briscola5_expert); "
                               f"got {play!r}")
-        self.tau, self.play_spec = float(tau), play
+        if max_bids is not None and (isinstance(max_bids, bool) or not isinstance(max_bids, int) or max_bids < 1):
+            raise ConfigError(f"agent 'sound': max_bids is how many times it bids in one auction at most, an integer "
+                              f">= 1 (leave it out for no limit); got {max_bids!r}")
+        self.tau, self.play_spec, self.max_bids = float(tau), play, max_bids
         path = Path(CONTRACT_MODELS.get(model, model) if isinstance(model, str) else model)
         if not path.is_file():
             raise FileNotFoundError(f"agent 'sound': no contract model {str(model)!r}: give a shipped one's name "
@@ -128,7 +133,7 @@ class SoundBidder(BaseAgent):
         self.model, self.model_meta = load_contract_model(path)
         self.sees_auction = self.model_meta["obs_shape"] == [AUCTION_INPUTS]
         self.player = make_agent(play, game, seed=seed, **({} if flags is None else {"flags": flags}))
-        self.name = f"sound:tau={self.tau:g}"
+        self.name = f"sound:tau={self.tau:g}" + ("" if max_bids is None else f",max_bids={max_bids}")
 
     def reset(self) -> None:
         self.player.reset()
@@ -151,6 +156,8 @@ class SoundBidder(BaseAgent):
             return self.player.act(observation)
         bids = np.flatnonzero(mask[BID:BID + BID_MAX - BID_MIN + 1]) + BID_MIN
         if bids.size == 0:  # only a pass is left
+            return PASS
+        if self.max_bids is not None and np.count_nonzero(obs[_OWN_BIDS]) >= self.max_bids:
             return PASS
         lowest = int(bids[0])
         candidates = [lowest] + [v for v in BID_LEVELS if v > lowest and mask[BID + v - BID_MIN]]

@@ -101,6 +101,37 @@ def test_the_sound_bidder_bids_the_highest_candidate_it_rates_at_tau_else_passes
     assert shy.act(obs) == PASS
 
 
+class BidCounter:
+    """Plays as ``player`` and keeps how many times it bid in each hand."""
+
+    def __init__(self, player):
+        self.player, self.per_hand = player, []
+
+    def reset(self):
+        self.player.reset()
+        self.per_hand.append(0)
+
+    def act(self, obs):
+        action = self.player.act(obs)
+        self.per_hand[-1] += BID <= action < BID + 60
+        return action
+
+
+@pytest.mark.parametrize("max_bids", [None, 1, 2])
+def test_max_bids_caps_the_bids_of_one_auction(tmp_path, max_bids):
+    model = constant_model(tmp_path / "p99.mazzo.zip", 0.99)  # rates every contract sound: bids while it may
+    limit = "" if max_bids is None else f",max_bids={max_bids}"
+    bidder = BidCounter(make_agent(f"sound:tau=0.5,play=heuristic,model={model}{limit}", "briscola5", seed=0))
+    env, heuristic = briscola5_v0.env(), make_agent("heuristic", "briscola5", seed=0)
+    for seed in range(12):
+        play(env, {a: bidder if a == env.possible_agents[0] else heuristic for a in env.possible_agents}, seed)
+    assert min(bidder.per_hand) >= 1  # it bids in every hand
+    if max_bids is None:
+        assert max(bidder.per_hand) >= 3  # and, unlimited, again when outbid
+    else:
+        assert max(bidder.per_hand) == max_bids
+
+
 class Compared:
     """Plays as ``player`` and counts the decisions outside the auction where ``reference`` agrees and disagrees."""
 
@@ -132,6 +163,8 @@ def test_outside_the_auction_the_sound_bidder_plays_as_its_player():
     ("sound:depth=3", "unexpected keyword argument 'depth'"),
     ("sound:play=sound", "play must be another agent spec"),
     ("sound:tau", "parameters are KEY=VALUE pairs"),
+    ("sound:max_bids=0", "max_bids is how many times it bids in one auction at most.*got 0"),
+    ("sound:max_bids=1.5", "max_bids is how many times it bids in one auction at most.*got 1.5"),
 ])
 def test_a_bad_sound_spec_says_what_is_allowed(spec, message):
     with pytest.raises(ConfigError, match=message):
