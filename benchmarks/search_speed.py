@@ -17,15 +17,13 @@ import argparse
 import os
 import platform
 import sys
-import time
 from pathlib import Path
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.registry import make_agent  # noqa: E402
-from envs.registry import game_spec, make_raw_env, variants  # noqa: E402
+from decision_time import time_player  # noqa: E402
+
+from envs.registry import game_spec, variants  # noqa: E402
 
 #: label -> (game, flags): every game's benchmark configurations (``GameSpec.variants``)
 GAMES = variants()
@@ -45,38 +43,8 @@ def expand(spec: str, game: str) -> str:
 
 
 def measure(game: str, flags: dict, spec: str, decisions: int, seed: int) -> dict:
-    env = make_raw_env(game, **flags)
-    n = len(env.possible_agents)
-    searcher = make_agent(spec, game, seed=seed, flags=flags)
-    others = [make_agent("heuristic", game, seed=seed + s) for s in range(n)]
-    wall, cpu = [], []
-    episode = 0
-    first = True
-    while len(wall) < decisions:
-        env.reset(seed=seed + episode)
-        episode += 1
-        searcher.reset()
-        while not env.episode_over and len(wall) < decisions:
-            name = env.agent_selection
-            seat = env.agent_name_mapping[name]
-            obs = env.observe(name)
-            if seat != 0:
-                env.step(others[seat].act(obs))
-                continue
-            w0, c0 = time.perf_counter(), time.process_time()
-            action = searcher.act(obs)
-            w1, c1 = time.perf_counter(), time.process_time()
-            if obs["action_mask"].sum() > 1:
-                if first:
-                    first = False
-                else:
-                    wall.append(w1 - w0)
-                    cpu.append(c1 - c0)
-            env.step(action)
-    w, c = np.array(wall) * 1e3, np.array(cpu) * 1e3
-    return {"game": game, "flags": flags, "spec": spec, "decisions": len(w), "episodes": episode,
-            "wall_median": float(np.median(w)), "wall_p95": float(np.percentile(w, 95)),
-            "cpu_median": float(np.median(c)), "cpu_p95": float(np.percentile(c, 95))}
+    """One row: ``spec``'s ms per decision at seat 0 among heuristics (``decision_time.time_player``)."""
+    return {"game": game, "flags": flags, "spec": spec, **time_player(spec, game, flags, decisions, seed)}
 
 
 def main(argv: list[str] | None = None) -> None:

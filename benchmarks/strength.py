@@ -40,6 +40,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from decision_time import time_player  # noqa: E402
+
 from agents.registry import SEARCH_KINDS, make_agent  # noqa: E402
 from envs.core.errors import ConfigError  # noqa: E402
 from envs.registry import GAMES as SPECS  # noqa: E402
@@ -80,39 +82,6 @@ def usable(specs: list[str], game: str, flags: dict) -> tuple[list[str], list[st
             continue
         ok.append(spec)
     return ok, notes
-
-
-def time_player(spec: str, game: str, flags: dict, decisions: int, seed: int = 0) -> dict:
-    """ms per decision with a choice: the player at seat 0, heuristics at the others."""
-    env = make_raw_env(game, **flags)
-    n = len(env.possible_agents)
-    player = make_agent(spec, game, seed=seed, flags=flags)
-    others = [make_agent("heuristic", game, seed=seed + s) for s in range(n)]
-    wall, cpu = [], []
-    episode, skipped = 0, False
-    while len(wall) < decisions:
-        env.reset(seed=seed + episode)
-        episode += 1
-        player.reset()
-        while not env.episode_over and len(wall) < decisions:
-            name = env.agent_selection
-            seat = env.agent_name_mapping[name]
-            obs = env.observe(name)
-            if seat != 0:
-                env.step(others[seat].act(obs))
-                continue
-            w0, c0 = time.perf_counter(), time.process_time()
-            action = player.act(obs)
-            w1, c1 = time.perf_counter(), time.process_time()
-            if obs["action_mask"].sum() > 1:
-                if skipped:
-                    wall.append(w1 - w0)
-                    cpu.append(c1 - c0)
-                skipped = True  # the first decision loads or compiles
-            env.step(action)
-    w, c = np.array(wall) * 1e3, np.array(cpu) * 1e3
-    return {"wall_median": float(np.median(w)), "wall_p95": float(np.percentile(w, 95)),
-            "cpu_median": float(np.median(c)), "cpu_p95": float(np.percentile(c, 95)), "decisions": len(w)}
 
 
 def rate(specs: list[str], scores: list[dict[str, np.ndarray]], num_deals: int) -> list[dict]:
