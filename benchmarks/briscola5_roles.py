@@ -30,7 +30,6 @@ so no variant sees more than the seat may. These are probes, not players: the hy
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -38,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import PIMC_PANEL, _meta, _pct, fmt  # noqa: E402
-from role_probe import HybridProbe, measure_variants, probe_arguments, save_eval, with_pairs  # noqa: E402
+from learning import PIMC_PANEL, _pct, fmt  # noqa: E402
+from role_probe import HybridProbe, probe_main, save_eval  # noqa: E402
 
 from envs.briscola5.game import PASS  # noqa: E402
 
@@ -124,18 +123,8 @@ def report(results: dict, out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    p = probe_arguments(__doc__.split("\n")[0], list(VARIANTS), "briscola5_roles", ROOT, deals=200)
-    args = p.parse_args(argv)
-    if args.report_only:
-        report(json.loads(args.json.read_text()), args.out)
-        return
-    meta = {**_meta(argv, "briscola5_roles.py"), "deals": args.deals, "agent": args.agent}
-    results = {"meta": meta, "variants": measure_variants(measure, args.variants, args.workers, args.deals, args.seed,
-                                                          args.runs, args.agent)}
-    args.json.write_text(json.dumps(with_pairs(results, ROOT), indent=1) + "\n")
-    report(results, args.out)
-    print(args.out.read_text())
+    probe_main(list(sys.argv[1:] if argv is None else argv), "briscola5_roles.py", __doc__.split("\n")[0],
+               list(VARIANTS), 200, measure, report, ROOT)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ The phases are also this game's roles for ``benchmarks/distill_pimc.py --roles``
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -34,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import PIMC_PANEL, _meta, fmt  # noqa: E402
-from role_probe import HybridProbe, measure_variants, probe_arguments, save_eval, with_pairs  # noqa: E402
+from learning import PIMC_PANEL, fmt  # noqa: E402
+from role_probe import HybridProbe, probe_main, save_eval  # noqa: E402
 
 GAME = "picchetto"
 FLAGS = {"episode": "hand"}
@@ -97,18 +96,8 @@ def report(results: dict, out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    p = probe_arguments(__doc__.split("\n")[0], list(VARIANTS), "picchetto_roles", ROOT, deals=600)
-    args = p.parse_args(argv)
-    if args.report_only:
-        report(json.loads(args.json.read_text()), args.out)
-        return
-    meta = {**_meta(argv, "picchetto_roles.py"), "deals": args.deals, "agent": args.agent}
-    results = {"meta": meta, "variants": measure_variants(measure, args.variants, args.workers, args.deals, args.seed,
-                                                          args.runs, args.agent)}
-    args.json.write_text(json.dumps(with_pairs(results, ROOT), indent=1) + "\n")
-    report(results, args.out)
-    print(args.out.read_text())
+    probe_main(list(sys.argv[1:] if argv is None else argv), "picchetto_roles.py", __doc__.split("\n")[0],
+               list(VARIANTS), 600, measure, report, ROOT)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from learning import PIMC_PANEL  # the probes' scripts put benchmarks/ on sys.path before importing this module
+from learning import PIMC_PANEL, _meta  # the probes' scripts put benchmarks/ on sys.path before importing this module
 
 
 class HybridProbe:
@@ -100,3 +100,22 @@ def measure_variants(measure: Callable[..., dict], variants: list[str], workers:
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
         futures = {v: pool.submit(measure, v, *args) for v in variants}
         return {v: f.result() for v, f in futures.items()}
+
+
+def probe_main(argv: list[str], script: str, description: str, variants: list[str], deals: int,
+               measure: Callable[..., dict], report: Callable[[dict, Path], None], root: Path) -> None:
+    """A probe's command line (``probe_arguments``): measures the variants (``measure_variants``), writes the
+    results with their pairing (``with_pairs``) as JSON and the ``report`` as Markdown, and prints the report;
+    ``--report-only`` rewrites the report from the JSON. ``script`` is the probe's file name, as in
+    ``benchmarks/<script>``."""
+    name = script.removesuffix(".py")
+    args = probe_arguments(description, variants, name, root, deals).parse_args(argv)
+    if args.report_only:
+        report(json.loads(args.json.read_text()), args.out)
+        return
+    meta = {**_meta(argv, script), "deals": args.deals, "agent": args.agent}
+    results = {"meta": meta, "variants": measure_variants(measure, args.variants, args.workers, args.deals, args.seed,
+                                                          args.runs, args.agent)}
+    args.json.write_text(json.dumps(with_pairs(results, root), indent=1) + "\n")
+    report(results, args.out)
+    print(args.out.read_text())

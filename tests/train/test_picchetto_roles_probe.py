@@ -4,6 +4,7 @@ matches the game's state, PIMC decides exactly the decisions of the phase it tak
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -85,3 +86,16 @@ def test_the_distillation_reads_the_same_phases_as_roles(probe, monkeypatch):
     roles = distill_pimc.role_module("picchetto")
     assert roles.ROLES == ("exchange", "early_tricks", "last_tricks")
     assert roles is probe
+
+
+def test_the_probe_command_writes_its_results_and_rewrites_the_report_from_them(probe, tmp_path, capsys):
+    paths = ["--json", str(tmp_path / "r.json"), "--out", str(tmp_path / "r.md"), "--runs", str(tmp_path / "runs")]
+    probe.main(["--variants", "agent", "--deals", "2", "--agent", "heuristic", *paths])
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert results["meta"]["deals"] == 2 and results["meta"]["agent"] == "heuristic"
+    assert list(results["variants"]) == ["agent"] and (tmp_path / "runs" / "agent" / "eval.json").is_file()
+    report = (tmp_path / "r.md").read_text()
+    assert "| `agent` | - |" in report and report in capsys.readouterr().out
+    (tmp_path / "r.md").unlink()
+    probe.main(["--report-only", *paths])
+    assert (tmp_path / "r.md").read_text() == report
