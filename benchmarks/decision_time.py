@@ -29,9 +29,9 @@ def time_player(spec: str, game: str, flags: dict, decisions: int, seed: int = 0
         player.reset()
         while not env.episode_over and len(wall) < decisions:
             name = env.agent_selection
-            obs = env.observe(name)
-            if env.agent_name_mapping[name] != 0:
-                env.step(others[env.agent_name_mapping[name]].act(obs))
+            seat, obs = env.agent_name_mapping[name], env.observe(name)
+            if seat != 0:
+                env.step(others[seat].act(obs))
                 continue
             w0, c0 = time.perf_counter(), time.process_time()
             action = player.act(obs)
@@ -40,7 +40,7 @@ def time_player(spec: str, game: str, flags: dict, decisions: int, seed: int = 0
                 if skipped:
                     wall.append(w1 - w0)
                     cpu.append(c1 - c0)
-                skipped = True
+                skipped = True  # the first decision loads or compiles
             env.step(action)
     w, c = np.array(wall) * 1e3, np.array(cpu) * 1e3
     return {"wall_median": float(np.median(w)), "wall_p95": float(np.percentile(w, 95)),
